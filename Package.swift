@@ -1,0 +1,53 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Every target is compiled in Swift 6 language mode (the 6.x tools default) with these upcoming features on.
+let swiftSettings: [SwiftSetting] = [
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
+    .enableUpcomingFeature("ExistentialAny"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "respdecode",
+    products: [
+        .executable(name: "respdecode", targets: ["respdecode"]),
+        .library(name: "RespDecode", targets: ["RespDecode"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Framing, validation, decoders, output and the stream runner: everything but the command line.
+        .target(
+            name: "RespDecode",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // The executable: argument parsing and wiring only.
+        .executableTarget(
+            name: "respdecode",
+            dependencies: [
+                "RespDecode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "RespDecodeTests",
+            dependencies: ["RespDecode"]
+        ),
+        // Runs the built `respdecode` binary on samples/ and on crafted streams.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["respdecode"]
+        ),
+    ]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

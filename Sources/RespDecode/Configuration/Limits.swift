@@ -1,0 +1,30 @@
+/// Every bound against hostile or runaway input, as named settings (SPEC §5). Going past one is `limitExceeded` on
+/// that record — never a crash, never unbounded memory.
+public struct Limits: Sendable, Hashable {
+    /// Largest header section of one response (status line, fields and the empty line), in bytes; also caps each
+    /// chunk-size line and a chunked body's trailer section. Default: 65,536 (64 KiB).
+    public var maxHeaderBytes: Int
+    /// Largest body of one record as framed (after de-chunking, before content-decoding), in bytes.
+    /// Default: 67,108,864 (64 MiB).
+    public var maxBodyBytes: Int
+    /// Largest body after content-decoding, in bytes. Default: 67,108,864 (64 MiB).
+    public var maxDecodedBytes: Int
+    /// Deepest nesting of arrays and objects (JSON), elements (XML) or containers (plist). Default: 512.
+    public var maxDepth: Int
+    /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes). Default: 4,096.
+    public var maxErrorBodyBytes: Int
+
+    public init(
+        maxHeaderBytes: Int = 64 * 1024,
+        maxBodyBytes: Int = 64 * 1024 * 1024,
+        maxDecodedBytes: Int = 64 * 1024 * 1024,
+        maxDepth: Int = 512,
+        maxErrorBodyBytes: Int = 4096
+    ) {
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.maxDecodedBytes = maxDecodedBytes
+        self.maxDepth = maxDepth
+        self.maxErrorBodyBytes = maxErrorBodyBytes
+    }
+}

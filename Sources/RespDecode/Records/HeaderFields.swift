@@ -1,0 +1,68 @@
+/// Header (or trailer) fields in the order received; names keep their case, look-ups ignore it.
+public struct HeaderFields: Sendable, Hashable, Sequence {
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public private(set) var fields: [Field]
+
+    public init(_ fields: [Field] = []) { self.fields = fields }
+
+    public init(_ pairs: [(String, String)]) { self.fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+
+    public mutating func append(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Replaces the value of the last field, for obs-fold continuation lines.
+    mutating func extendLastValue(with text: String) {
+        guard !fields.isEmpty else { return }
+        fields[fields.count - 1].value += text
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// Every value of the fields named `name` (ASCII case-insensitive), in order.
+    public func values(_ name: String) -> [String] {
+        fields.lazy.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
+    }
+
+    /// The value of the last field named `name`, if any.
+    public func last(_ name: String) -> String? {
+        fields.last { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+
+    /// The comma-separated list elements of every field named `name`, trimmed, empty elements dropped
+    /// (RFC 9110 §5.6.1).
+    public func listElements(_ name: String) -> [Substring] {
+        values(name).flatMap { $0.split(separator: ",").map { $0.trimmingOWS() }.filter { !$0.isEmpty } }
+    }
+}
+
+/// ASCII case-insensitive comparison, as header names are compared.
+func asciiCaseInsensitiveEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    let a = a.utf8
+    let b = b.utf8
+    guard a.count == b.count else { return false }
+    for (x, y) in zip(a, b) where x != y && asciiLower(x) != asciiLower(y) { return false }
+    return true
+}
+
+@inline(__always) func asciiLower(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+}
+
+extension StringProtocol {
+    /// The string without leading and trailing spaces and tabs (HTTP's optional white space).
+    func trimmingOWS() -> Substring {
+        var s = Substring(self)
+        while let first = s.utf8.first, first == 0x20 || first == 0x09 { s = s.dropFirst() }
+        while let last = s.utf8.last, last == 0x20 || last == 0x09 { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,49 @@
+/// The MIME type of a response: the `Content-Type` value without parameters, trimmed and lower-cased (SPEC §3.2).
+///
+/// Unlike Foundation on Linux (which keeps surrounding spaces, so `application/json ; charset=utf-8` fails an exact
+/// match), white space around the type is removed.
+public enum MediaType {
+    /// The MIME type of a `Content-Type` field value, or `nil` when the value holds no type at all.
+    public static func mimeType(ofContentType value: String) -> String? {
+        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let trimmed = type.trimmingOWS()
+        return trimmed.isEmpty ? nil : String(decoding: trimmed.utf8.map(asciiLower), as: UTF8.self)
+    }
+}
+
+/// An acceptable-type pattern of a decoder: `application/json`, `application/*`, `*/*`, `*/json`, or a
+/// structured-syntax suffix pattern such as `*/*+json` or `application/*+xml` (RFC 6839).
+public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
+    /// Lower-cased type, or `*`.
+    public let type: String
+    /// Lower-cased subtype, `*`, or `*+suffix`.
+    public let subtype: String
+
+    /// Parses `type/subtype`; `nil` unless there is exactly one `/` with text on both sides.
+    public init?(_ text: String) {
+        let lowered = String(decoding: text.trimmingOWS().utf8.map(asciiLower), as: UTF8.self)
+        let parts = lowered.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            !lowered.contains(";"), !lowered.contains(" ")
+        else { return nil }
+        type = String(parts[0])
+        subtype = String(parts[1])
+    }
+
+    public var description: String { "\(type)/\(subtype)" }
+
+    /// Whether a response MIME type (already lower-cased, without parameters) matches this pattern.
+    public func matches(_ mimeType: String) -> Bool {
+        guard let slash = mimeType.utf8.firstIndex(of: UInt8(ascii: "/")) else { return false }
+        let responseType = mimeType[..<slash]
+        let responseSubtype = mimeType[mimeType.index(after: slash)...]
+        guard type == "*" || responseType == type else { return false }
+        if subtype == "*" { return true }
+        if subtype.hasPrefix("*+") {
+            // `*+json` matches `problem+json`, `vnd.api+json`, but not a bare `json`.
+            let suffix = subtype.dropFirst(1)
+            return responseSubtype.count > suffix.count && responseSubtype.hasSuffix(suffix)
+        }
+        return responseSubtype == subtype
+    }
+}

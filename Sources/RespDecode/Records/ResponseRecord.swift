@@ -1,0 +1,83 @@
+/// One framed HTTP response, as the framers hand it to the decoder chain.
+///
+/// A record carries what its input told about it (offset, URL, ids) and the response itself (status, header fields,
+/// body bytes after transfer-decoding). A framing failure is not a record but a ``FramingFailure``; both become one
+/// ``FramedItem`` each, and each gets exactly one output line.
+public struct ResponseRecord: Sendable {
+    /// Byte offset of the record's first byte in its input.
+    public var offset: Int64
+    /// HTTP status code.
+    public var status: Int
+    /// Header fields in the order received.
+    public var headers: HeaderFields
+    /// The body after transfer-decoding (de-chunked), before content-decoding.
+    public var body: [UInt8]
+    /// Trailer fields of a chunked body, if any.
+    public var trailers: HeaderFields?
+    /// Request URL, when the input gives it.
+    public var url: String?
+    /// Request method, when the input gives it.
+    public var method: String?
+    /// Record identifier echoed back (ndjson input).
+    public var id: String?
+    /// Things worth knowing about the framing that did not stop it (e.g. "Transfer-Encoding overrides Content-Length").
+    public var warnings: [String]
+
+    public init(
+        offset: Int64,
+        status: Int,
+        headers: HeaderFields = HeaderFields(),
+        body: [UInt8] = [],
+        trailers: HeaderFields? = nil,
+        url: String? = nil,
+        method: String? = nil,
+        id: String? = nil,
+        warnings: [String] = []
+    ) {
+        self.offset = offset
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.trailers = trailers
+        self.url = url
+        self.method = method
+        self.id = id
+        self.warnings = warnings
+    }
+}
+
+/// Input that could not be framed into a response: it still gets its own line, with `error`.
+public struct FramingFailure: Sendable, Hashable {
+    /// Byte offset in the input where the unframeable bytes begin.
+    public var offset: Int64
+    /// `malformedRecord`, `truncatedRecord` or `limitExceeded`.
+    public var error: RecordError
+    /// The status code, when the status line was read before the failure.
+    public var status: Int?
+    /// Up to the error-body cap of the bytes concerned, for the line's `body` (`bytes` counts them all).
+    public var excerpt: [UInt8]
+    /// How many input bytes this failure stands for.
+    public var bytes: Int64
+
+    public init(offset: Int64, error: RecordError, status: Int? = nil, excerpt: [UInt8] = [], bytes: Int64 = 0) {
+        self.offset = offset
+        self.error = error
+        self.status = status
+        self.excerpt = excerpt
+        self.bytes = bytes
+    }
+}
+
+/// What a framer yields: a response, or input that could not be framed.
+public enum FramedItem: Sendable {
+    case record(ResponseRecord)
+    case failure(FramingFailure)
+
+    /// Byte offset of the item in its input.
+    public var offset: Int64 {
+        switch self {
+        case .record(let record): record.offset
+        case .failure(let failure): failure.offset
+        }
+    }
+}
