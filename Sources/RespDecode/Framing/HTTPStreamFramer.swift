@@ -1,0 +1,651 @@
+/*
+ Frames a stream of raw HTTP/1.x responses as captured on the wire (SPEC §2 http).
+
+ Hand-written, because SwiftNIO's HTTPResponseDecoder cannot parse a bare response stream: it throws
+ `unsolicitedResponse` without a request to pair with, dies for good on the first bad byte (and loses the rest of the
+ read), rejects bare LF, and stops at `Connection: close` — every capture that concatenates connections breaks it
+ (reference/spike-framing-and-c-libraries.md §1). This framer resynchronises instead and reports byte offsets.
+
+ Body length follows RFC 9112 §6.3:
+
+     1xx (interim), 204, 304 ........ no body; interim 1xx responses are folded into the next response's record
+     Transfer-Encoding, chunked last  chunked (extensions checked, trailers kept); a Content-Length beside it is
+                                      ignored with a warning
+     Transfer-Encoding, other ....... to end of input, also when chunked is not the final coding (an error if
+                                      Content-Length is also present)
+     Content-Length ................. that many bytes (differing duplicates are an error)
+     otherwise ...................... to end of input
+
+ Example, fed in any split:
+
+     HTTP/1.1 200 OK␍␊Content-Length: 2␍␊␍␊hi        → record(offset 0, status 200, body "hi")
+     garbage␊                                          → failure(offset 40, malformedRecord)
+     HTTP/1.1 204 No Content␊␊                         → record(offset 48, status 204)
+
+ After a malformed message the framer skips to the next line that starts with `HTTP/1.`; the skipped bytes are
+ one failure item. The request method is not in the stream, so a response to HEAD that declares a Content-Length is
+ framed as if it had that body (README: "Raw HTTP framing").
+ */
+import Glibc
+
+/// Frames raw HTTP/1.x response streams. See the file comment for the rules.
+public struct HTTPStreamFramer: RecordFramer {
+    private let limits: Limits
+
+    // Unparsed input: `buffer[position...]`; `bufferOffset` is the input offset of `buffer[0]`.
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var bufferOffset: Int64 = 0
+    private var finished = false
+
+    private var state = State.start
+    private var outbox: [FramedItem] = []
+    private var outboxIndex = 0
+
+    // The message being framed.
+    private var messageStart: Int64 = 0
+    private var interimStatuses: [Int] = []
+    private var record: ResponseRecord?
+    private var body: [UInt8] = []
+    private var bodyOverLimit = false
+    private var scanned = 0  // bytes past `position` already searched for the end of a field section
+    private var afterUpgrade = false
+
+    // While resynchronising: the failure that the skipped bytes belong to.
+    private var failure: FramingFailure?
+
+    private enum State {
+        case start
+        case head
+        case fixedBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+        case bodyToEnd
+        case discard(remaining: Int)
+        case resync
+    }
+
+    /// Creates a framer.
+    /// - Parameter limits: `maxHeaderBytes`, `maxBodyBytes` and `maxErrorBodyBytes` apply.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(!finished, "append after finish")
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func finish() { finished = true }
+
+    public mutating func next() -> FramedItem? {
+        while true {
+            if outboxIndex < outbox.count {
+                let item = outbox[outboxIndex]
+                outboxIndex += 1
+                if outboxIndex == outbox.count {
+                    outbox.removeAll(keepingCapacity: true)
+                    outboxIndex = 0
+                }
+                return item
+            }
+            guard step() else { return nil }
+        }
+    }
+
+    // MARK: - Buffer
+
+    private var available: Int { buffer.count - position }
+    private var currentOffset: Int64 { bufferOffset + Int64(position) }
+
+    private mutating func compact() {
+        guard position > 0 else { return }
+        if position == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
+            buffer.removeSubrange(0..<position)
+        } else {
+            return
+        }
+        bufferOffset += Int64(position)
+        position = 0
+    }
+
+    private mutating func consume(_ n: Int) { position += n }
+
+    private func byte(at index: Int) -> UInt8 { buffer[index] }
+
+    private func starts(with prefix: StaticString, at index: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard buffer.count - index >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where buffer[index + k] != p[k] { return false }
+        return true
+    }
+
+    /// Whether the bytes from `index` to the end are a proper prefix of `prefix` (more input could complete it).
+    private func isPrefix(of prefix: StaticString, at index: Int) -> Bool {
+        let n = buffer.count - index
+        guard n < prefix.utf8CodeUnitCount else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where buffer[index + k] != p[k] { return false }
+        return true
+    }
+
+    /// Index of the first `byte` in `buffer[from..<to]`.
+    private func find(_ byte: UInt8, from: Int, to: Int) -> Int? {
+        guard from < to else { return nil }
+        return buffer.withUnsafeBufferPointer { all -> Int? in
+            guard let base = all.baseAddress, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    // MARK: - Steps
+
+    /// Advances the state machine once. Returns `false` when nothing can be done without more input.
+    private mutating func step() -> Bool {
+        switch state {
+        case .start: return stepStart()
+        case .head: return stepHead()
+        case .fixedBody(let remaining): return stepFixedBody(remaining)
+        case .chunkSize: return stepChunkSize()
+        case .chunkData(let remaining): return stepChunkData(remaining)
+        case .chunkDataEnd: return stepChunkDataEnd()
+        case .trailers: return stepTrailers()
+        case .bodyToEnd: return stepBodyToEnd()
+        case .discard(let remaining): return stepDiscard(remaining)
+        case .resync: return stepResync()
+        }
+    }
+
+    private mutating func stepStart() -> Bool {
+        // Blank lines between messages are tolerated (RFC 9112 §2.2).
+        while position < buffer.count, buffer[position] == 0x0D || buffer[position] == 0x0A { position += 1 }
+        guard available > 0 else {
+            if finished && !interimStatuses.isEmpty {
+                let statuses = interimStatuses.map(String.init).joined(separator: ", ")
+                interimStatuses.removeAll()
+                emitFailure(
+                    RecordError(.truncatedRecord, "input ended after interim response \(statuses), before the final response"),
+                    at: messageStart, status: nil, excerpt: [], end: currentOffset)
+                return true
+            }
+            return false
+        }
+        if starts(with: "HTTP/1.", at: position) {
+            if interimStatuses.isEmpty { messageStart = currentOffset }
+            afterUpgrade = false
+            scanned = 0
+            state = .head
+            return true
+        }
+        if !finished && isPrefix(of: "HTTP/1.", at: position) { return false }
+        if finished && isPrefix(of: "HTTP/1.", at: position) {
+            let start = interimStatuses.isEmpty ? currentOffset : messageStart
+            interimStatuses.removeAll()
+            let rest = Array(buffer[position...])
+            consume(available)
+            emitFailure(
+                RecordError(.truncatedRecord, "input ended inside a status line"), at: start, status: nil,
+                excerpt: rest, end: currentOffset)
+            return true
+        }
+        let message: String
+        if afterUpgrade {
+            message = "data after a 101 Switching Protocols response belongs to another protocol"
+        } else {
+            message = "expected a status line starting with 'HTTP/1.', found \(quoted(position, max: 16))"
+        }
+        let start = interimStatuses.isEmpty ? currentOffset : messageStart
+        interimStatuses.removeAll()
+        afterUpgrade = false
+        beginResync(RecordError(.malformedRecord, message, location: .init(offset: currentOffset)), at: start)
+        return true
+    }
+
+    private mutating func stepHead() -> Bool {
+        guard let end = findEmptyLine(firstLineMayBeEmpty: false) else {
+            if available > limits.maxHeaderBytes {
+                let error = RecordError(
+                    .limitExceeded, "header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)",
+                    location: .init(offset: currentOffset))
+                beginResync(error, at: startOfMessageOrHere())
+                return true
+            }
+            if finished {
+                let rest = Array(buffer[position...])
+                let start = startOfMessageOrHere()
+                consume(available)
+                interimStatuses.removeAll()
+                state = .start
+                emitFailure(
+                    RecordError(.truncatedRecord, "input ended inside the header section"),
+                    at: start, status: nil, excerpt: rest, end: currentOffset)
+                return true
+            }
+            return false
+        }
+        if end - position > limits.maxHeaderBytes {
+            let error = RecordError(
+                .limitExceeded, "header section of \(end - position) bytes exceeds \(limits.maxHeaderBytes) (maxHeaderBytes)",
+                location: .init(offset: currentOffset))
+            beginResync(error, at: startOfMessageOrHere())
+            return true
+        }
+        let parsed = buffer.withUnsafeBufferPointer { all in
+            HeadParser.parseResponseHead(UnsafeBufferPointer(rebasing: all[position..<end]))
+        }
+        switch parsed {
+        case .failure(let problem):
+            let error = RecordError(
+                .malformedRecord, problem.message, location: .init(offset: currentOffset + Int64(problem.offset)))
+            beginResync(error, at: startOfMessageOrHere())
+            return true
+        case .success(let head):
+            consume(end - position)
+            return beginBody(head)
+        }
+    }
+
+    private func startOfMessageOrHere() -> Int64 { interimStatuses.isEmpty ? currentOffset : messageStart }
+
+    /// Decides how the body is delimited (RFC 9112 §6.3) once a head is read.
+    private mutating func beginBody(_ head: HeadParser.Head) -> Bool {
+        if head.status >= 100 && head.status < 200 && head.status != 101 {
+            interimStatuses.append(head.status)
+            state = .start
+            return true
+        }
+        var warnings = head.warnings
+        if !interimStatuses.isEmpty {
+            let list = interimStatuses.map(String.init).joined(separator: ", ")
+            warnings.append("interim response \(list) folded into this record")
+            interimStatuses.removeAll()
+        }
+        record = ResponseRecord(offset: messageStart, status: head.status, headers: head.fields, warnings: warnings)
+        body = []
+        bodyOverLimit = false
+
+        if head.status == 101 {
+            afterUpgrade = true
+            completeRecord()
+            return true
+        }
+        if head.status == 204 || head.status == 304 {
+            completeRecord()
+            return true
+        }
+        let transferCodings = head.fields.listElements("Transfer-Encoding")
+        let lengths = head.fields.listElements("Content-Length")
+        if lengths.isEmpty && !head.fields.values("Content-Length").isEmpty {
+            return failHead("empty Content-Length value")
+        }
+        if !transferCodings.isEmpty {
+            let chunkedCount = transferCodings.filter { asciiCaseInsensitiveEquals($0, "chunked") }.count
+            let chunkedLast = transferCodings.last.map { asciiCaseInsensitiveEquals($0, "chunked") } ?? false
+            if chunkedLast && chunkedCount == 1 {
+                if !lengths.isEmpty {
+                    record?.warnings.append("Transfer-Encoding: chunked overrides Content-Length (RFC 9112 §6.3)")
+                }
+                state = .chunkSize
+                return true
+            }
+            if chunkedCount > 1 { return failHead("chunked transfer coding applied more than once") }
+            if !lengths.isEmpty {
+                return failHead("Transfer-Encoding '\(transferCodings.joined(separator: ", "))' together with Content-Length")
+            }
+            record?.warnings.append(
+                "transfer coding '\(transferCodings.joined(separator: ", "))' is not undone; the body runs to end of input")
+            state = .bodyToEnd
+            return true
+        }
+        if !lengths.isEmpty {
+            guard let length = Self.contentLength(lengths) else {
+                return failHead("invalid or differing Content-Length values: \(lengths.joined(separator: ", "))")
+            }
+            if length > limits.maxBodyBytes {
+                emitFailure(
+                    RecordError(.limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
+                    at: messageStart, status: head.status, excerpt: [], end: currentOffset + Int64(length))
+                record = nil
+                state = .discard(remaining: length)
+                return true
+            }
+            state = .fixedBody(remaining: length)
+            return true
+        }
+        state = .bodyToEnd
+        return true
+    }
+
+    /// A framing error found after the head was consumed: the message's failure, then resynchronisation.
+    private mutating func failHead(_ message: String) -> Bool {
+        let status = record?.status
+        record = nil
+        failure = FramingFailure(
+            offset: messageStart, error: RecordError(.malformedRecord, message, location: .init(offset: messageStart)),
+            status: status)
+        state = .resync
+        return true
+    }
+
+    /// Content-Length values that agree (RFC 9110 §8.6), or `nil` when any is not a decimal number or they differ.
+    static func contentLength(_ values: [Substring]) -> Int? {
+        var result: Int?
+        for value in values {
+            guard !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let number = Int(value)
+            else { return nil }
+            if let result, result != number { return nil }
+            result = number
+        }
+        return result
+    }
+
+    private mutating func stepFixedBody(_ remaining: Int) -> Bool {
+        if remaining == 0 {
+            completeRecord()
+            return true
+        }
+        guard available > 0 else {
+            if finished {
+                truncated("input ended \(remaining) bytes before the end of the Content-Length body")
+                return true
+            }
+            return false
+        }
+        let n = min(available, remaining)
+        body.append(contentsOf: buffer[position..<position + n])
+        consume(n)
+        state = .fixedBody(remaining: remaining - n)
+        return true
+    }
+
+    private mutating func stepChunkSize() -> Bool {
+        let limit = min(buffer.count, position + limits.maxHeaderBytes + 1)
+        guard let newline = find(0x0A, from: position, to: limit) else {
+            if limit - position > limits.maxHeaderBytes {
+                return failBody(.limitExceeded, "chunk-size line longer than \(limits.maxHeaderBytes) bytes")
+            }
+            if finished {
+                truncated("input ended inside a chunk-size line")
+                return true
+            }
+            return false
+        }
+        let parsed = buffer.withUnsafeBufferPointer { all in
+            HeadParser.parseChunkSizeLine(UnsafeBufferPointer(rebasing: all[position..<newline]))
+        }
+        guard let size = parsed.size else {
+            return failBody(.malformedRecord, parsed.problem ?? "invalid chunk-size line", resyncHere: true)
+        }
+        consume(newline + 1 - position)
+        if size == 0 {
+            scanned = 0
+            state = .trailers
+        } else {
+            state = .chunkData(remaining: size)
+        }
+        return true
+    }
+
+    private mutating func stepChunkData(_ remaining: Int) -> Bool {
+        guard available > 0 else {
+            if finished {
+                truncated("input ended inside chunk data")
+                return true
+            }
+            return false
+        }
+        let n = min(available, remaining)
+        appendBody(n)
+        state = n == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - n)
+        return true
+    }
+
+    private mutating func stepChunkDataEnd() -> Bool {
+        guard available > 0 else {
+            if finished {
+                truncated("input ended after chunk data, before its line end")
+                return true
+            }
+            return false
+        }
+        if buffer[position] == 0x0A {
+            consume(1)
+        } else if buffer[position] == 0x0D {
+            guard available > 1 else {
+                if finished {
+                    truncated("input ended after chunk data, before its line end")
+                    return true
+                }
+                return false
+            }
+            guard buffer[position + 1] == 0x0A else {
+                return failBody(.malformedRecord, "chunk data not followed by CRLF", resyncHere: true)
+            }
+            consume(2)
+        } else {
+            return failBody(.malformedRecord, "chunk data not followed by CRLF", resyncHere: true)
+        }
+        state = .chunkSize
+        return true
+    }
+
+    private mutating func stepTrailers() -> Bool {
+        guard let end = findEmptyLine(firstLineMayBeEmpty: true) else {
+            if available > limits.maxHeaderBytes {
+                return failBody(.limitExceeded, "trailer section longer than \(limits.maxHeaderBytes) bytes")
+            }
+            if finished {
+                truncated("input ended inside the trailer section")
+                return true
+            }
+            return false
+        }
+        let parsed = buffer.withUnsafeBufferPointer { all in
+            HeadParser.parseFieldLines(UnsafeBufferPointer(rebasing: all[position..<end]), firstLine: 0)
+        }
+        switch parsed {
+        case .failure(let problem):
+            return failBody(.malformedRecord, "trailer section: \(problem.message)", resyncHere: true)
+        case .success(let (fields, warnings)):
+            consume(end - position)
+            if !fields.isEmpty { record?.trailers = fields }
+            record?.warnings.append(contentsOf: warnings)
+            completeRecord()
+            return true
+        }
+    }
+
+    private mutating func stepBodyToEnd() -> Bool {
+        if available > 0 {
+            appendBody(available)
+            return true
+        }
+        if finished {
+            completeRecord()
+            return true
+        }
+        return false
+    }
+
+    private mutating func stepDiscard(_ remaining: Int) -> Bool {
+        if remaining == 0 {
+            state = .start
+            return true
+        }
+        guard available > 0 else {
+            if finished {
+                state = .start
+                return true
+            }
+            return false
+        }
+        let n = min(available, remaining)
+        consume(n)
+        state = .discard(remaining: remaining - n)
+        return true
+    }
+
+    /// Moves `n` available bytes into the body, or only counts them once the body is over its limit.
+    private mutating func appendBody(_ n: Int) {
+        if !bodyOverLimit && body.count + n > limits.maxBodyBytes {
+            bodyOverLimit = true
+            body = Array(body.prefix(limits.maxErrorBodyBytes))
+        }
+        if !bodyOverLimit { body.append(contentsOf: buffer[position..<position + n]) }
+        consume(n)
+    }
+
+    private mutating func completeRecord() {
+        state = .start
+        guard var record else { return }
+        self.record = nil
+        if bodyOverLimit {
+            emitFailure(
+                RecordError(.limitExceeded, "body longer than \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
+                at: record.offset, status: record.status, excerpt: body, end: currentOffset)
+            body = []
+            return
+        }
+        record.body = body
+        body = []
+        outbox.append(.record(record))
+    }
+
+    private mutating func truncated(_ message: String) {
+        let status = record?.status
+        record = nil
+        consume(available)
+        state = .start
+        emitFailure(
+            RecordError(.truncatedRecord, message, location: .init(offset: currentOffset)), at: messageStart,
+            status: status, excerpt: body, end: currentOffset)
+        body = []
+    }
+
+    /// A framing error inside a body: the record becomes a failure and the framer resynchronises.
+    /// - Parameter resyncHere: the current line may itself be the next status line.
+    private mutating func failBody(_ code: RecordError.Code, _ message: String, resyncHere: Bool = false) -> Bool {
+        let status = record?.status
+        record = nil
+        let error = RecordError(code, message, location: .init(offset: currentOffset))
+        failure = FramingFailure(offset: messageStart, error: error, status: status, excerpt: body)
+        body = []
+        if resyncHere && starts(with: "HTTP/1.", at: position) {
+            finishFailure()
+            state = .start
+        } else {
+            state = .resync
+        }
+        return true
+    }
+
+    // MARK: - Resynchronisation
+
+    private mutating func beginResync(_ error: RecordError, at start: Int64) {
+        failure = FramingFailure(offset: start, error: error)
+        state = .resync
+    }
+
+    /// Skips to the next line that starts with `HTTP/1.`, adding the skipped bytes to the pending failure.
+    private mutating func stepResync() -> Bool {
+        let pattern: StaticString = "\nHTTP/1."
+        var from = position
+        while let newline = find(0x0A, from: from, to: buffer.count) {
+            if starts(with: pattern, at: newline) {
+                skipIntoFailure(newline + 1 - position)
+                finishFailure()
+                state = .start
+                return true
+            }
+            if isPrefix(of: pattern, at: newline) && !finished {
+                skipIntoFailure(newline - position)
+                return false
+            }
+            from = newline + 1
+        }
+        skipIntoFailure(available)
+        if finished {
+            finishFailure()
+            state = .start
+            return true
+        }
+        return false
+    }
+
+    private mutating func skipIntoFailure(_ n: Int) {
+        guard n > 0 else { return }
+        if var pending = failure {
+            let room = limits.maxErrorBodyBytes - pending.excerpt.count
+            if room > 0 { pending.excerpt.append(contentsOf: buffer[position..<position + min(room, n)]) }
+            failure = pending
+        }
+        consume(n)
+    }
+
+    private mutating func finishFailure() {
+        guard let pending = failure else { return }
+        failure = nil
+        emitFailure(pending.error, at: pending.offset, status: pending.status, excerpt: pending.excerpt, end: currentOffset)
+    }
+
+    private mutating func emitFailure(
+        _ error: RecordError, at offset: Int64, status: Int?, excerpt: [UInt8], end: Int64
+    ) {
+        let kept = excerpt.count > limits.maxErrorBodyBytes ? Array(excerpt.prefix(limits.maxErrorBodyBytes)) : excerpt
+        outbox.append(
+            .failure(FramingFailure(offset: offset, error: error, status: status, excerpt: kept, bytes: end - offset)))
+    }
+
+    // MARK: - Field sections
+
+    /// The index just past the first empty line at or after `position`, searching incrementally across calls.
+    private mutating func findEmptyLine(firstLineMayBeEmpty: Bool) -> Int? {
+        if firstLineMayBeEmpty && scanned == 0 {
+            if available >= 1 && buffer[position] == 0x0A { return position + 1 }
+            if available >= 2 && buffer[position] == 0x0D && buffer[position + 1] == 0x0A { return position + 2 }
+            if available < 2 && (available == 0 || buffer[position] == 0x0D) { return nil }
+        }
+        var from = position + scanned
+        let limit = min(buffer.count, position + limits.maxHeaderBytes + 2)
+        while let newline = find(0x0A, from: from, to: limit) {
+            let next = newline + 1
+            if next < buffer.count && buffer[next] == 0x0A { return next + 1 }
+            if next + 1 < buffer.count && buffer[next] == 0x0D && buffer[next + 1] == 0x0A { return next + 2 }
+            if next >= buffer.count || (buffer[next] == 0x0D && next + 1 >= buffer.count) {
+                // Undecided until more input arrives: look at this line end again then.
+                scanned = newline - position
+                return nil
+            }
+            from = next
+        }
+        scanned = max(0, limit - position - 1)
+        return nil
+    }
+
+    private func quoted(_ index: Int, max: Int) -> String {
+        let end = Swift.min(buffer.count, index + max)
+        var text = ""
+        for b in buffer[index..<end] {
+            switch b {
+            case 0x0A: text += "\\n"
+            case 0x0D: text += "\\r"
+            case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(b))
+            default: text += "\\x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return "'\(text)'" + (buffer.count - index > max ? "…" : "")
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

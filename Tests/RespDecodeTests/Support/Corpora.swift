@@ -1,0 +1,40 @@
+import Testing
+import Foundation
+
+/// Where the shared third-party corpora are: `../shared/corpora` beside the project, or `$RESPDECODE_CORPORA`.
+/// Tests that read them are skipped, with this message, when the folder is absent.
+enum Corpora {
+    static let root: URL = {
+        if let path = ProcessInfo.processInfo.environment["RESPDECODE_CORPORA"] {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora", isDirectory: true)
+    }()
+
+    /// The folder holding Package.swift, found upward from this file.
+    static let packageRoot: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/" {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir }
+            dir.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    }()
+
+    static var available: Bool { FileManager.default.fileExists(atPath: root.path) }
+
+    static let skipMessage: Comment = "../shared/corpora is absent (set RESPDECODE_CORPORA to its path to run these tests)"
+
+    /// `path` below the corpora root.
+    static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+
+    /// The regular files directly in `folder`, sorted by name.
+    static func files(in folder: String, suffix: String = "") throws -> [URL] {
+        let dir = url(folder)
+        return try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent.hasSuffix(suffix) }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+}
