@@ -1,0 +1,54 @@
+/// Everything that decides how records are decoded and written; filled by the command line (and, later, a config
+/// file). Each property documents its default.
+public struct Configuration: Sendable {
+    /// How input is framed. Default: `.auto`.
+    public var input: InputFormat
+    /// The decoders tried in order, each with its acceptable MIME types. Default: every registered decoder.
+    public var chain: [ChainEntry]
+    /// Status codes that pass validation (AFNetworking's `acceptableStatusCodes`). Default: 200–299.
+    public var acceptableStatusCodes: StatusCodeSet
+    /// A MIME type that no decoder accepts is an `unacceptableContentType` error instead of a raw value.
+    /// Default: false.
+    public var strictTypes: Bool
+    /// Remove null object members and null array elements from JSON values (AFNetworking 4's
+    /// `removesKeysWithNullValues`). Default: true; `--keep-nulls` turns it off.
+    public var stripNulls: Bool
+    /// Line format. Default: `.ndjson`.
+    public var outputStyle: OutputStyle
+    /// Bounds against hostile input.
+    public var limits: Limits
+
+    public init(
+        input: InputFormat = .auto,
+        chain: [ChainEntry] = DecoderRegistry.all.map { ChainEntry(decoder: $0) },
+        acceptableStatusCodes: StatusCodeSet = .successful,
+        strictTypes: Bool = false,
+        stripNulls: Bool = true,
+        outputStyle: OutputStyle = .ndjson,
+        limits: Limits = Limits()
+    ) {
+        self.input = input
+        self.chain = chain
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.strictTypes = strictTypes
+        self.stripNulls = stripNulls
+        self.outputStyle = outputStyle
+        self.limits = limits
+    }
+}
+
+/// How input is framed (SPEC §2).
+public enum InputFormat: String, Sendable, CaseIterable {
+    /// Decided per input from its first bytes.
+    case auto
+    /// A stream of raw HTTP/1.x responses.
+    case http
+}
+
+/// How result lines are written (SPEC §4).
+public enum OutputStyle: String, Sendable, CaseIterable {
+    /// One compact JSON object per line.
+    case ndjson
+    /// Indented JSON objects, for people.
+    case pretty
+}

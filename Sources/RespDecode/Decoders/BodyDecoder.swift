@@ -1,0 +1,59 @@
+/// One decoder of the chain: a name, the MIME types it accepts by default, and one entry point that writes the
+/// decoded value straight into the result line (AFNetworking's `AFURLResponseSerialization`, minus the object tree).
+///
+/// A new decoder is one file with a type conforming to this protocol plus one line in ``DecoderRegistry``.
+public protocol BodyDecoder: Sendable {
+    /// The name used in `--chain`, `--accept` and the output's `decoder` key.
+    var name: String { get }
+    /// The MIME types this decoder accepts unless configured otherwise.
+    var defaultAcceptableTypes: [MediaTypePattern] { get }
+    /// Decodes `body` and writes its JSON value to `output`.
+    /// - Returns: `true` when a value was written, `false` when the body holds no value (e.g. an empty JSON body).
+    /// - Throws: the decoder's parse error; `output` must then be as it was on entry.
+    func decode(_ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer)
+        throws(RecordError) -> Bool
+}
+
+/// What a decoder may need besides the body.
+public struct DecodingContext: Sendable {
+    /// The response's MIME type (SPEC §3.2).
+    public var mimeType: String?
+    /// The whole configuration, for decoder options and limits.
+    public var configuration: Configuration
+    /// Warnings to put on the line.
+    public var warnings: [String] = []
+
+    public init(mimeType: String?, configuration: Configuration) {
+        self.mimeType = mimeType
+        self.configuration = configuration
+    }
+}
+
+/// Every decoder that can be named in `--chain`, in the default chain order.
+public enum DecoderRegistry {
+    public static let all: [any BodyDecoder] = [
+        JSONBodyDecoder(),
+    ]
+
+    /// The decoder called `name`, if any.
+    public static func decoder(named name: String) -> (any BodyDecoder)? {
+        all.first { $0.name == name }
+    }
+}
+
+/// A decoder with the MIME types it accepts in this configuration.
+public struct ChainEntry: Sendable {
+    public var decoder: any BodyDecoder
+    public var acceptableTypes: [MediaTypePattern]
+
+    public init(decoder: any BodyDecoder, acceptableTypes: [MediaTypePattern]? = nil) {
+        self.decoder = decoder
+        self.acceptableTypes = acceptableTypes ?? decoder.defaultAcceptableTypes
+    }
+
+    /// Whether this entry accepts the MIME type.
+    public func accepts(_ mimeType: String?) -> Bool {
+        guard let mimeType else { return false }
+        return acceptableTypes.contains { $0.matches(mimeType) }
+    }
+}

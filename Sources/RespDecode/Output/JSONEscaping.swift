@@ -1,0 +1,92 @@
+extension OutputBuffer {
+    /// Appends `string` as a JSON string literal, escaping only `"`, `\` and control characters.
+    public func appendJSONString(_ string: String) {
+        var string = string
+        string.withUTF8 { _ = appendJSONString(utf8: $0, validate: false) }
+    }
+
+    /// Appends `bytes` as a JSON string literal if they are valid UTF-8 (RFC 3629: no overlongs, no surrogates,
+    /// nothing past U+10FFFF); otherwise appends nothing and returns `false`.
+    @discardableResult
+    public func appendJSONString(utf8 bytes: UnsafeBufferPointer<UInt8>, validate: Bool = true) -> Bool {
+        let mark = self.mark
+        // Worst case every byte becomes `\u00XX`.
+        reserve(bytes.count &* 6 &+ 2)
+        var out = end
+        let start = out
+        out.pointee = UInt8(ascii: "\"")
+        out += 1
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let c = bytes[i]
+            if c >= 0x20 && c != 0x22 && c != 0x5C && c < 0x80 {
+                out.pointee = c
+                out += 1
+                i += 1
+                continue
+            }
+            if c < 0x80 {
+                out.pointee = UInt8(ascii: "\\")
+                switch c {
+                case 0x22: out[1] = 0x22; out += 2
+                case 0x5C: out[1] = 0x5C; out += 2
+                case 0x0A: out[1] = UInt8(ascii: "n"); out += 2
+                case 0x0D: out[1] = UInt8(ascii: "r"); out += 2
+                case 0x09: out[1] = UInt8(ascii: "t"); out += 2
+                case 0x08: out[1] = UInt8(ascii: "b"); out += 2
+                case 0x0C: out[1] = UInt8(ascii: "f"); out += 2
+                default:
+                    out[1] = UInt8(ascii: "u"); out[2] = UInt8(ascii: "0"); out[3] = UInt8(ascii: "0")
+                    out[4] = hexDigits[Int(c >> 4)]; out[5] = hexDigits[Int(c & 0xF)]
+                    out += 6
+                }
+                i += 1
+                continue
+            }
+            let length = validate ? utf8SequenceLength(bytes, at: i) : utf8LeadLength(c)
+            guard length > 0, i + length <= n else {
+                rollback(to: mark)
+                return false
+            }
+            for k in 0..<length { out[k] = bytes[i + k] }
+            out += length
+            i += length
+        }
+        out.pointee = UInt8(ascii: "\"")
+        out += 1
+        commit(start.distance(to: out))
+        return true
+    }
+}
+
+private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+@inline(__always) private func utf8LeadLength(_ c: UInt8) -> Int {
+    c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4
+}
+
+/// The length of the valid UTF-8 sequence starting at `i` (lead byte ≥ 0x80), or 0 if it is not valid.
+func utf8SequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+    let c = b[i]
+    let n = b.count
+    @inline(__always) func cont(_ k: Int) -> Bool { i + k < n && b[i + k] & 0xC0 == 0x80 }
+    switch c {
+    case 0xC2...0xDF:
+        return cont(1) ? 2 : 0
+    case 0xE0:
+        return i + 1 < n && b[i + 1] >= 0xA0 && b[i + 1] <= 0xBF && cont(2) ? 3 : 0
+    case 0xED:
+        return i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x9F && cont(2) ? 3 : 0
+    case 0xE1...0xEC, 0xEE...0xEF:
+        return cont(1) && cont(2) ? 3 : 0
+    case 0xF0:
+        return i + 1 < n && b[i + 1] >= 0x90 && b[i + 1] <= 0xBF && cont(2) && cont(3) ? 4 : 0
+    case 0xF1...0xF3:
+        return cont(1) && cont(2) && cont(3) ? 4 : 0
+    case 0xF4:
+        return i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8F && cont(2) && cont(3) ? 4 : 0
+    default:
+        return 0
+    }
+}

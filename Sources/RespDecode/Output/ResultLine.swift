@@ -1,0 +1,135 @@
+/// Writes the pieces of a result line (SPEC §4). Keys appear in this order, each only when it has a value:
+///
+///     seq offset input id url method status contentType contentEncoding bodyBytes decoder ok value error body
+///     trailers warnings
+///
+/// `seq`, `offset`, `decoder` and `ok` are always present; `status` and `contentType` whenever a response head was
+/// read (`contentType` is `null` when the response had none).
+public struct ResultLine {
+    /// What the line says about where the record came from.
+    public struct Source: Sendable {
+        public var seq: Int
+        public var offset: Int64
+        public var input: String?
+        public init(seq: Int, offset: Int64, input: String?) {
+            self.seq = seq
+            self.offset = offset
+            self.input = input
+        }
+    }
+
+    let out: OutputBuffer
+
+    init(_ out: OutputBuffer) { self.out = out }
+
+    /// Opens the line: `{"seq":…,"offset":…[,"input":…]`.
+    func begin(_ source: Source) {
+        out.append(ascii: "{\"seq\":")
+        out.append(decimal: source.seq)
+        out.append(ascii: ",\"offset\":")
+        out.append(decimal: source.offset)
+        if let input = source.input { string("input", input) }
+    }
+
+    /// Closes the line with `}` and a line feed.
+    func end() { out.append(ascii: "}\n") }
+
+    /// `,"name":`
+    @inline(__always) func key(_ name: StaticString) {
+        out.append(ascii: ",\"")
+        out.append(ascii: name)
+        out.append(ascii: "\":")
+    }
+
+    func string(_ name: StaticString, _ value: String) {
+        key(name)
+        out.appendJSONString(value)
+    }
+
+    func integer(_ name: StaticString, _ value: Int) {
+        key(name)
+        out.append(decimal: value)
+    }
+
+    func bool(_ name: StaticString, _ value: Bool) {
+        key(name)
+        if value { out.append(ascii: "true") } else { out.append(ascii: "false") }
+    }
+
+    func stringArray(_ name: StaticString, _ values: [String]) {
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (i, value) in values.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.appendJSONString(value)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// Fields as an object; repeated names are combined with ", " (RFC 9110 §5.3).
+    func fields(_ name: StaticString, _ fields: HeaderFields) {
+        var order: [String] = []
+        var values: [String: String] = [:]
+        for field in fields {
+            if let existing = values[field.name] {
+                values[field.name] = existing + ", " + field.value
+            } else {
+                order.append(field.name)
+                values[field.name] = field.value
+            }
+        }
+        key(name)
+        out.append(UInt8(ascii: "{"))
+        for (i, fieldName) in order.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.appendJSONString(fieldName)
+            out.append(UInt8(ascii: ":"))
+            out.appendJSONString(values[fieldName] ?? "")
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"error":{…}`.
+    func error(_ error: RecordError) {
+        key("error")
+        errorObject(error)
+    }
+
+    private func errorObject(_ error: RecordError) {
+        out.append(ascii: "{\"code\":")
+        out.appendJSONString(error.code.description)
+        if let urlErrorCode = error.urlErrorCode {
+            out.append(ascii: ",\"urlErrorCode\":")
+            out.append(decimal: urlErrorCode)
+        }
+        out.append(ascii: ",\"message\":")
+        out.appendJSONString(error.message)
+        if let location = error.location {
+            out.append(ascii: ",\"offset\":")
+            out.append(decimal: location.offset)
+            if let line = location.line, let column = location.column {
+                out.append(ascii: ",\"line\":")
+                out.append(decimal: line)
+                out.append(ascii: ",\"column\":")
+                out.append(decimal: column)
+            }
+        }
+        if let underlying = error.underlying {
+            out.append(ascii: ",\"underlying\":")
+            errorObject(underlying)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"body":{"bytes":…,"base64":"…","truncated":…}`: the failing response data, capped.
+    /// - Parameter total: how many bytes the data had in all (at least `kept.count`).
+    func body(_ kept: UnsafeBufferPointer<UInt8>, total: Int64) {
+        key("body")
+        out.append(ascii: "{\"bytes\":")
+        out.append(decimal: total)
+        out.append(ascii: ",\"base64\":\"")
+        out.appendBase64(kept)
+        out.append(ascii: "\",\"truncated\":")
+        if Int64(kept.count) < total { out.append(ascii: "true}") } else { out.append(ascii: "false}") }
+    }
+}

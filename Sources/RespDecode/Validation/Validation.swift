@@ -1,0 +1,44 @@
+/// AFNetworking's response validation (`-[AFHTTPResponseSerializer validateResponse:data:error:]`), as data.
+public enum Validation {
+    /// The -1011 error for a status outside the acceptable set: `Request failed: not found (404)`.
+    public static func statusError(_ status: Int) -> RecordError {
+        RecordError(.unacceptableStatusCode, "Request failed: \(StatusPhrases.phrase(for: status)) (\(status))")
+    }
+
+    /// The -1016 error for an unacceptable MIME type; a missing one prints as `(null)`, as Objective-C's `%@` does.
+    public static func contentTypeError(_ mimeType: String?) -> RecordError {
+        RecordError(.unacceptableContentType, "Request failed: unacceptable content-type: \(mimeType ?? "(null)")")
+    }
+}
+
+/// A set of acceptable status codes (AFNetworking's `acceptableStatusCodes`), written `200-299,304`.
+public struct StatusCodeSet: Sendable, Hashable, CustomStringConvertible {
+    public private(set) var ranges: [ClosedRange<Int>]
+
+    /// 200–299, AFNetworking's default.
+    public static let successful = StatusCodeSet(ranges: [200...299])
+
+    public init(ranges: [ClosedRange<Int>]) { self.ranges = ranges }
+
+    /// Parses a comma-separated list of codes and inclusive ranges: `200-299,304`.
+    public init?(parsing text: String) {
+        var ranges: [ClosedRange<Int>] = []
+        for part in text.split(separator: ",") {
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingOWS() }
+            guard bounds.count == 1 || bounds.count == 2,
+                let low = Int(bounds[0]), let high = Int(bounds[bounds.count - 1]),
+                low >= 0, low <= high, high <= 999
+            else { return nil }
+            ranges.append(low...high)
+        }
+        guard !ranges.isEmpty else { return nil }
+        self.ranges = ranges
+    }
+
+    public func contains(_ status: Int) -> Bool { ranges.contains { $0.contains(status) } }
+
+    public var description: String {
+        ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+            .joined(separator: ",")
+    }
+}

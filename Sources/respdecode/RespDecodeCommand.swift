@@ -1,0 +1,177 @@
+import ArgumentParser
+import Glibc
+import Logging
+import RespDecode
+
+/// The `respdecode` command: parses options into a ``Configuration`` and hands the inputs to a ``StreamRunner``.
+struct RespDecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "respdecode",
+        abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
+        discussion: """
+            Reads raw HTTP/1.x response streams from FILEs (or standard input), validates each response's status and \
+            MIME type as AFNetworking does, decodes its body with the first decoder of the chain that accepts the \
+            type, and writes one JSON line per record, in input order. Logs and warnings go to standard error.
+
+            Exit status: 0 when every record got its line (lines reporting errors included); 1 with --strict when \
+            any line has "ok": false; 2 for a usage or configuration error; 3 when an input could not be read or \
+            output could not be written.
+            """,
+        version: "respdecode 0.1.0"
+    )
+
+    @Option(help: ArgumentHelp("How input is framed: \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
+        valueName: "format"))
+    var input = "auto"
+
+    @Option(help: ArgumentHelp("Decoders to try, in order (available: \(availableDecoders)).", valueName: "names"))
+    var chain = DecoderRegistry.all.map(\.name).joined(separator: ",")
+
+    @Option(
+        name: .customLong("accept"),
+        help: ArgumentHelp(
+            "Replace a decoder's acceptable MIME types, e.g. json=application/json,application/*+json. Wildcards: "
+                + "type/*, */*, */*+suffix. Repeatable.",
+            valueName: "decoder=types"))
+    var accept: [String] = []
+
+    @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
+    var statusCodes = StatusCodeSet.successful.description
+
+    @Flag(help: "A MIME type that no decoder accepts is an unacceptableContentType error instead of a raw value.")
+    var strictTypes = false
+
+    @Flag(help: "Keep null members and null array elements in JSON values (they are removed by default).")
+    var keepNulls = false
+
+    @Option(help: ArgumentHelp("Line format: ndjson or pretty.", valueName: "style"))
+    var output = OutputStyle.ndjson.rawValue
+
+    @Option(help: ArgumentHelp("Largest response header section (also each chunk-size line and trailer section).",
+        valueName: "size"))
+    var maxHeaderBytes = "64KiB"
+
+    @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
+    var maxBodyBytes = "64MiB"
+
+    @Option(help: ArgumentHelp("Largest body after content-decoding.", valueName: "size"))
+    var maxDecodedBytes = "64MiB"
+
+    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects.", valueName: "n"))
+    var maxDepth = 512
+
+    @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
+    var maxErrorBodyBytes = "4KiB"
+
+    @Flag(help: "Exit 1 when any line has \"ok\": false.")
+    var strict = false
+
+    @Option(help: ArgumentHelp("Least severe log messages written to standard error: trace, debug, info, notice, "
+        + "warning, error, critical.", valueName: "level"))
+    var logLevel = "warning"
+
+    @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"))
+    var files: [String] = []
+
+    static var availableDecoders: String { DecoderRegistry.all.map(\.name).joined(separator: ", ") }
+
+    func makeConfiguration() throws -> Configuration {
+        var configuration = Configuration()
+        guard let inputFormat = InputFormat(rawValue: input) else {
+            throw ValidationError("unknown --input '\(input)'; expected one of: "
+                + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        configuration.input = inputFormat
+        guard let style = OutputStyle(rawValue: output) else {
+            throw ValidationError("unknown --output '\(output)'; expected ndjson or pretty")
+        }
+        configuration.outputStyle = style
+
+        var entries: [ChainEntry] = []
+        for name in chain.split(separator: ",").map({ String($0.trimmingCharacters()) }) {
+            guard let decoder = DecoderRegistry.decoder(named: name) else {
+                throw ValidationError("unknown decoder '\(name)' in --chain; available: \(Self.availableDecoders)")
+            }
+            guard !entries.contains(where: { $0.decoder.name == name }) else {
+                throw ValidationError("decoder '\(name)' appears twice in --chain")
+            }
+            entries.append(ChainEntry(decoder: decoder))
+        }
+        guard !entries.isEmpty else { throw ValidationError("--chain names no decoder") }
+        for override in accept {
+            let parts = override.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { throw ValidationError("--accept '\(override)' is not decoder=types") }
+            let name = String(parts[0])
+            guard let index = entries.firstIndex(where: { $0.decoder.name == name }) else {
+                throw ValidationError("--accept names '\(name)', which is not in --chain")
+            }
+            var patterns: [MediaTypePattern] = []
+            for text in parts[1].split(separator: ",") {
+                guard let pattern = MediaTypePattern(String(text)) else {
+                    throw ValidationError("--accept: '\(text)' is not a MIME type pattern (type/subtype)")
+                }
+                patterns.append(pattern)
+            }
+            entries[index].acceptableTypes = patterns
+        }
+        configuration.chain = entries
+
+        guard let codes = StatusCodeSet(parsing: statusCodes) else {
+            throw ValidationError("--status-codes '\(statusCodes)' is not a list of codes and ranges like 200-299,304")
+        }
+        configuration.acceptableStatusCodes = codes
+        configuration.strictTypes = strictTypes
+        configuration.stripNulls = !keepNulls
+
+        func size(_ text: String, _ option: String) throws -> Int {
+            guard let value = ByteCount.parse(text), value > 0 else {
+                throw ValidationError("\(option) '\(text)' is not a size like 4096, 64KiB or 64MiB")
+            }
+            return value
+        }
+        configuration.limits.maxHeaderBytes = try size(maxHeaderBytes, "--max-header-bytes")
+        configuration.limits.maxBodyBytes = try size(maxBodyBytes, "--max-body-bytes")
+        configuration.limits.maxDecodedBytes = try size(maxDecodedBytes, "--max-decoded-bytes")
+        configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
+        guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1") }
+        configuration.limits.maxDepth = maxDepth
+        return configuration
+    }
+
+    func run() throws {
+        let configuration = try makeConfiguration()
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown --log-level '\(logLevel)'")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "respdecode")
+
+        // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let inputs: [InputSource] = files.isEmpty ? [.standardInput] : files.map { $0 == "-" ? .standardInput : .file($0) }
+        let summary: RunSummary
+        do {
+            summary = try StreamRunner(configuration: configuration, logger: logger).run(inputs)
+        } catch .closed {
+            throw ExitCode(3)
+        } catch .failed(let message) {
+            logger.critical("cannot write output: \(message)")
+            throw ExitCode(3)
+        }
+        if summary.failedInputs > 0 { throw ExitCode(3) }
+        if strict && summary.ok < summary.records { throw ExitCode(1) }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+import Glibc
+
+// Usage and configuration errors exit 2 (SPEC §1), not ArgumentParser's 64; help and --version exit 0.
+do {
+    var command = try RespDecodeCommand.parseAsRoot()
+    try command.run()
+} catch let code as ExitCode {
+    exit(code.rawValue)
+} catch {
+    if RespDecodeCommand.exitCode(for: error) == .success { RespDecodeCommand.exit(withError: error) }
+    var message = "respdecode: " + RespDecodeCommand.fullMessage(for: error) + "\n"
+    message.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    exit(2)
+}

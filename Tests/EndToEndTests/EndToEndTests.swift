@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+/// Runs the built `respdecode` binary as a user would: on samples/, on standard input, against closed and full
+/// outputs, and with a producer that keeps its pipe open.
+@Suite("End to end", .serialized)
+struct EndToEndTests {
+    /// The package root (holding Package.swift), found upward from this file.
+    static let packageRoot: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+            dir.deleteLastPathComponent()
+        }
+        return dir
+    }()
+
+    /// The binary: `$RESPDECODE_BIN`, or `respdecode` beside this test bundle (the test target depends on it, so
+    /// SwiftPM builds it into the same products folder).
+    static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["RESPDECODE_BIN"] { return URL(fileURLWithPath: path) }
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return bundle.deletingLastPathComponent().appendingPathComponent("respdecode")
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+    }
+
+    /// Runs the binary in the package root with `arguments`, feeding `stdin` (or nothing).
+    static func run(_ arguments: [String], stdin: Data? = nil, stdoutTo file: FileHandle? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
+        process.standardOutput = file ?? output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let outData = file == nil ? output.fileHandleForReading.readDataToEndOfFile() : Data()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func sample(_ name: String) throws -> Data {
+        try Data(contentsOf: packageRoot.appendingPathComponent("samples/\(name)"))
+    }
+
+    @Test func goldenOutputOnSamples() throws {
+        let result = try Self.run(["samples/capture.http"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let expected = try Self.sample("capture.expected.ndjson")
+        #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
+    @Test func goldenPrettyOutput() throws {
+        let result = try Self.run(["--output", "pretty", "samples/capture.http"])
+        #expect(result.status == 0)
+        #expect(result.stdout == (try Self.sample("capture.expected.pretty")))
+    }
+
+    /// One line per record, in order: `seq` counts 0, 1, 2, … and every line is a JSON object.
+    @Test func everyRecordGetsOneLineInOrder() throws {
+        let result = try Self.run([], stdin: try Self.sample("capture.http"))
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == 12)
+        for (i, line) in lines.enumerated() {
+            let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            #expect(object?["seq"] as? Int == i)
+            #expect(object?["input"] == nil, "standard input has no name")
+        }
+    }
+
+    @Test func strictExitsOneWhenAnyLineFailed() throws {
+        #expect(try Self.run(["--strict", "samples/capture.http"]).status == 1)
+        let clean = Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+        #expect(try Self.run(["--strict"], stdin: clean).status == 0)
+    }
+
+    @Test(arguments: [["--chain", "nosuchdecoder"], ["--input", "carrier-pigeon"], ["--max-body-bytes", "lots"],
+        ["--accept", "json=notatype"], ["--status-codes", "abc"], ["--no-such-option"]])
+    func usageErrorsExitTwoAndWriteNothing(_ arguments: [String]) throws {
+        let result = try Self.run(arguments, stdin: try Self.sample("capture.http"))
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func unreadableFileExitsThreeAfterTheOtherInputs() throws {
+        let result = try Self.run(["does/not/exist.http", "samples/capture.http"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("does/not/exist.http"))
+        #expect(result.stdout.split(separator: UInt8(ascii: "\n")).count == 12)
+    }
+
+    @Test func fullDiskExitsThreeWithAMessage() throws {
+        guard let full = FileHandle(forWritingAtPath: "/dev/full") else { return }
+        let result = try Self.run(["samples/capture.http"], stdoutTo: full)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
+    }
+
+    /// `respdecode big | head -1`: the worker stops promptly and quietly once its reader is gone.
+    @Test func closedOutputStopsQuietly() throws {
+        var stream = Data()
+        let record = Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"foo\":\"bar\"}".utf8)
+        for _ in 0..<200_000 { stream.append(record) }
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-epipe-\(getpid()).http")
+        try stream.write(to: input)
+        defer { try? FileManager.default.removeItem(at: input) }
+
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = [input.path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let firstBytes = output.fileHandleForReading.readData(ofLength: 100)
+        try output.fileHandleForReading.close()
+        let started = Date()
+        process.waitUntilExit()
+        #expect(!firstBytes.isEmpty)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(process.terminationStatus == 3)
+        #expect(errors.fileHandleForReading.readDataToEndOfFile().isEmpty, "EPIPE is not worth a message")
+    }
+
+    /// A producer that writes one record and keeps its pipe open sees that record's line at once.
+    @Test func linesAreFlushedWhileInputIsIdle() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(
+            Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{\"a\":1}\n".utf8))
+
+        // Read the line while the pipe stays open; give up after 5 seconds.
+        let reader = output.fileHandleForReading
+        let deadline = Date().addingTimeInterval(5)
+        var received = Data()
+        var descriptor = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        while !received.contains(UInt8(ascii: "\n")) && Date() < deadline {
+            if poll(&descriptor, 1, 100) > 0 { received.append(reader.availableData) }
+        }
+        #expect(String(decoding: received, as: UTF8.self).contains("\"value\":{\"a\":1}"))
+
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func helpAndVersionExitZero() throws {
+        let help = try Self.run(["--help"])
+        #expect(help.status == 0)
+        let text = String(decoding: help.stdout, as: UTF8.self)
+        for option in ["--chain", "--accept", "--strict-types", "--keep-nulls", "--output", "--status-codes",
+            "--max-header-bytes", "--max-body-bytes", "--max-depth", "--max-error-body-bytes", "--strict"]
+        {
+            #expect(text.contains(option), "help lacks \(option)")
+        }
+        #expect(try Self.run(["--version"]).status == 0)
+    }
+}
