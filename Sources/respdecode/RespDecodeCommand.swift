@@ -54,9 +54,6 @@ struct RespDecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
     var maxBodyBytes = "64MiB"
 
-    @Option(help: ArgumentHelp("Largest body after content-decoding.", valueName: "size"))
-    var maxDecodedBytes = "64MiB"
-
     @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects.", valueName: "n"))
     var maxDepth = 512
 
@@ -131,7 +128,6 @@ struct RespDecodeCommand: ParsableCommand {
         }
         configuration.limits.maxHeaderBytes = try size(maxHeaderBytes, "--max-header-bytes")
         configuration.limits.maxBodyBytes = try size(maxBodyBytes, "--max-body-bytes")
-        configuration.limits.maxDecodedBytes = try size(maxDecodedBytes, "--max-decoded-bytes")
         configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
         guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1") }
         configuration.limits.maxDepth = maxDepth

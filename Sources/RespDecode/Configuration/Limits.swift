@@ -7,8 +7,6 @@ public struct Limits: Sendable, Hashable {
     /// Largest body of one record as framed (after de-chunking, before content-decoding), in bytes.
     /// Default: 67,108,864 (64 MiB).
     public var maxBodyBytes: Int
-    /// Largest body after content-decoding, in bytes. Default: 67,108,864 (64 MiB).
-    public var maxDecodedBytes: Int
     /// Deepest nesting of arrays and objects (JSON), elements (XML) or containers (plist). Default: 512.
     public var maxDepth: Int
     /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes). Default: 4,096.
@@ -17,13 +15,11 @@ public struct Limits: Sendable, Hashable {
     public init(
         maxHeaderBytes: Int = 64 * 1024,
         maxBodyBytes: Int = 64 * 1024 * 1024,
-        maxDecodedBytes: Int = 64 * 1024 * 1024,
         maxDepth: Int = 512,
         maxErrorBodyBytes: Int = 4096
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
-        self.maxDecodedBytes = maxDecodedBytes
         self.maxDepth = maxDepth
         self.maxErrorBodyBytes = maxErrorBodyBytes
     }

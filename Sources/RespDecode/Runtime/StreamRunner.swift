@@ -99,10 +99,11 @@ public final class StreamRunner {
         }
         var format = configuration.input
         if format == .auto {
-            format = prefix.withUnsafeBufferPointer(InputDetection.detect) ?? .http
-            if !prefix.isEmpty && prefix.withUnsafeBufferPointer(InputDetection.detect) == nil {
+            let detected = prefix.withUnsafeBufferPointer(InputDetection.detect)
+            if detected == nil && !prefix.isEmpty {
                 logger.warning("\(input.lineName ?? "standard input") does not start like any known framing; reading it as raw HTTP")
             }
+            format = detected ?? .http
         }
         var framer = InputDetection.makeFramer(format, limits: configuration.limits)
         framer.append(prefix)

@@ -476,7 +476,7 @@ struct JSONTranscoderTests {
     @Test func mutatedInputsNeverCrashAndOutputIsStable() throws {
         let seed = Array(#"{"a": [1, -2.5e3, true, false, null, "x\u00e9\n\/\ud83d\ude00 é"], "b": {"c": {}}}"#.utf8)
         let alphabet: [UInt8] = Array("{}[],:\"\\/ ntfrue0123456789.-+eEu".utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xFF]
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         var accepted = 0
         for _ in 0..<20_000 {
             var bytes = seed
@@ -498,17 +498,5 @@ struct JSONTranscoderTests {
             }
         }
         #expect(accepted > 0)
-    }
-}
-
-/// A small deterministic generator, so the mutation test is the same on every run.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
