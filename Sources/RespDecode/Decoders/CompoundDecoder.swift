@@ -47,7 +47,9 @@ public struct CompoundDecoder: Sendable {
         line.integer("status", record.status)
 
         let contentTypes = record.headers.values("Content-Type")
-        if Set(contentTypes).count > 1 { warnings.append("several differing Content-Type fields; the last one is used") }
+        if contentTypes.count > 1 && contentTypes.contains(where: { $0 != contentTypes[0] }) {
+            warnings.append("several differing Content-Type fields; the last one is used")
+        }
         let mimeType = contentTypes.last.flatMap(MediaType.mimeType(ofContentType:))
         line.key("contentType")
         if let mimeType { out.appendJSONString(mimeType) } else { out.append(ascii: "null") }

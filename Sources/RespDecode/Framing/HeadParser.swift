@@ -31,8 +31,8 @@ enum HeadParser {
 
     /// `HTTP/1.<digit> SP 3DIGIT [ SP reason-phrase ]`.
     static func parseStatusLine(_ b: UnsafeBufferPointer<UInt8>, end: Int) -> Result<Int, Problem> {
-        let prefix = Array("HTTP/1.".utf8)
-        guard end >= 12, b[0..<7].elementsEqual(prefix) else {
+        guard end >= 12, b[0] == 0x48, b[1] == 0x54, b[2] == 0x54, b[3] == 0x50, b[4] == 0x2F, b[5] == 0x31, b[6] == 0x2E
+        else {
             return .failure(Problem(message: "status line is not 'HTTP/1.x NNN'", offset: 0))
         }
         guard isDigit(b[7]) else { return .failure(Problem(message: "invalid HTTP minor version", offset: 7)) }
@@ -72,8 +72,8 @@ enum HeadParser {
                 guard let last = fields.fields.last else {
                     return .failure(Problem(message: "continuation line before any field", offset: start))
                 }
-                if asciiCaseInsensitiveEquals(last.name, "Content-Length")
-                    || asciiCaseInsensitiveEquals(last.name, "Transfer-Encoding")
+                if nameEquals(last.name, "Content-Length")
+                    || nameEquals(last.name, "Transfer-Encoding")
                 {
                     return .failure(Problem(message: "obsolete line folding in \(last.name)", offset: start))
                 }

@@ -28,20 +28,44 @@ public struct HeaderFields: Sendable, Hashable, Sequence {
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// Every value of the fields named `name` (ASCII case-insensitive), in order.
-    public func values(_ name: String) -> [String] {
-        fields.lazy.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
+    public func values(_ name: StaticString) -> [String] {
+        var result: [String] = []
+        for field in fields where nameEquals(field.name, name) { result.append(field.value) }
+        return result
     }
 
     /// The value of the last field named `name`, if any.
-    public func last(_ name: String) -> String? {
-        fields.last { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    public func last(_ name: StaticString) -> String? {
+        fields.last { nameEquals($0.name, name) }?.value
     }
 
     /// The comma-separated list elements of every field named `name`, trimmed, empty elements dropped
     /// (RFC 9110 §5.6.1).
-    public func listElements(_ name: String) -> [Substring] {
-        values(name).flatMap { $0.split(separator: ",").map { $0.trimmingOWS() }.filter { !$0.isEmpty } }
+    public func listElements(_ name: StaticString) -> [Substring] {
+        var result: [Substring] = []
+        for field in fields where nameEquals(field.name, name) {
+            var rest = field.value[...]
+            while true {
+                let comma = rest.utf8.firstIndex(of: UInt8(ascii: ","))
+                let element = rest[..<(comma ?? rest.endIndex)].trimmingOWS()
+                if !element.isEmpty { result.append(element) }
+                guard let comma else { break }
+                rest = rest[rest.utf8.index(after: comma)...]
+            }
+        }
+        return result
     }
+}
+
+/// Compares a field name with a known ASCII name, ignoring ASCII case; the length check rejects most names at once.
+@inline(__always) func nameEquals(_ name: String, _ known: StaticString) -> Bool {
+    let count = known.utf8CodeUnitCount
+    guard name.utf8.count == count else { return false }
+    let knownBytes = known.utf8Start
+    return name.utf8.withContiguousStorageIfAvailable { bytes in
+        for i in 0..<count where asciiLower(bytes[i]) != asciiLower(knownBytes[i]) { return false }
+        return true
+    } ?? asciiCaseInsensitiveEquals(name, String(decoding: UnsafeBufferPointer(start: knownBytes, count: count), as: UTF8.self))
 }
 
 /// ASCII case-insensitive comparison, as header names are compared.

@@ -5,9 +5,11 @@
 public enum MediaType {
     /// The MIME type of a `Content-Type` field value, or `nil` when the value holds no type at all.
     public static func mimeType(ofContentType value: String) -> String? {
-        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let type = value[..<(value.utf8.firstIndex(of: UInt8(ascii: ";")) ?? value.endIndex)]
         let trimmed = type.trimmingOWS()
-        return trimmed.isEmpty ? nil : String(decoding: trimmed.utf8.map(asciiLower), as: UTF8.self)
+        if trimmed.isEmpty { return nil }
+        let hasUpper = trimmed.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        return hasUpper ? String(decoding: trimmed.utf8.map(asciiLower), as: UTF8.self) : String(trimmed)
     }
 }
 
