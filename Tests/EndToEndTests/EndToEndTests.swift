@@ -95,6 +95,17 @@ struct EndToEndTests {
         #expect(!result.stderr.isEmpty)
     }
 
+    @Test func acceptOverridesADecodersTypes() throws {
+        let html = Data("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 8\r\n\r\n{\"a\":[]}".utf8)
+        let plain = try Self.run([], stdin: html)
+        #expect(String(decoding: plain.stdout, as: UTF8.self).contains(#""decoder":"raw""#))
+        let accepted = try Self.run(["--chain", "json", "--accept", "json=text/*,application/json"], stdin: html)
+        #expect(accepted.status == 0)
+        #expect(String(decoding: accepted.stdout, as: UTF8.self).contains(#""decoder":"json","ok":true,"value":{"a":[]}"#))
+        #expect(try Self.run(["--chain", "json,json"], stdin: html).status == 2)
+        #expect(try Self.run(["--accept", "xml=text/xml"], stdin: html).status == 2, "xml is not in the chain")
+    }
+
     @Test func unreadableFileExitsThreeAfterTheOtherInputs() throws {
         let result = try Self.run(["does/not/exist.http", "samples/capture.http"])
         #expect(result.status == 3)
