@@ -29,6 +29,10 @@ public struct CompoundDecoder: Sendable {
         let line = ResultLine(out)
         line.begin(source)
         if let status = failure.status { line.integer("status", status) }
+        if let headers = failure.headers {
+            var ignored: [String] = []
+            writeContentType(of: headers, line: line, warnings: &ignored)
+        }
         line.string("decoder", "none")
         line.bool("ok", false)
         line.error(failure.error)
@@ -46,13 +50,7 @@ public struct CompoundDecoder: Sendable {
         if let method = record.method { line.string("method", method) }
         line.integer("status", record.status)
 
-        let contentTypes = record.headers.values("Content-Type")
-        if contentTypes.count > 1 && contentTypes.contains(where: { $0 != contentTypes[0] }) {
-            warnings.append("several differing Content-Type fields; the last one is used")
-        }
-        let mimeType = contentTypes.last.flatMap(MediaType.mimeType(ofContentType:))
-        line.key("contentType")
-        if let mimeType { out.appendJSONString(mimeType) } else { out.append(ascii: "null") }
+        let mimeType = writeContentType(of: record.headers, line: line, warnings: &warnings)
 
         let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
         if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
@@ -82,6 +80,19 @@ public struct CompoundDecoder: Sendable {
         if !warnings.isEmpty { line.stringArray("warnings", warnings) }
         line.end()
         return ok
+    }
+
+    /// Writes `"contentType"` (the MIME type of SPEC §3.2, or null) and returns it.
+    @discardableResult
+    private func writeContentType(of headers: HeaderFields, line: ResultLine, warnings: inout [String]) -> String? {
+        let contentTypes = headers.values("Content-Type")
+        if contentTypes.count > 1 && contentTypes.contains(where: { $0 != contentTypes[0] }) {
+            warnings.append("several differing Content-Type fields; the last one is used")
+        }
+        let mimeType = contentTypes.last.flatMap(MediaType.mimeType(ofContentType:))
+        line.key("contentType")
+        if let mimeType { line.out.appendJSONString(mimeType) } else { line.out.append(ascii: "null") }
+        return mimeType
     }
 
     private func decode(

@@ -310,7 +310,8 @@ public struct HTTPStreamFramer: RecordFramer {
             if length > limits.maxBodyBytes {
                 emitFailure(
                     RecordError(.limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
-                    at: messageStart, status: head.status, excerpt: [], end: currentOffset + Int64(length))
+                    at: messageStart, status: head.status, headers: head.fields, excerpt: [],
+                    end: currentOffset + Int64(length))
                 record = nil
                 state = .discard(remaining: length)
                 return true
@@ -326,11 +327,11 @@ public struct HTTPStreamFramer: RecordFramer {
 
     /// A framing error found after the head was consumed: the message's failure, then resynchronisation.
     private mutating func failHead(_ message: String) -> Bool {
-        let status = record?.status
+        let head = record
         record = nil
         failure = FramingFailure(
             offset: messageStart, error: RecordError(.malformedRecord, message, location: .init(offset: messageStart)),
-            status: status)
+            status: head?.status, headers: head?.headers)
         state = .resync
         return true
     }
@@ -511,7 +512,7 @@ public struct HTTPStreamFramer: RecordFramer {
         if bodyOverLimit {
             emitFailure(
                 RecordError(.limitExceeded, "body longer than \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
-                at: record.offset, status: record.status, excerpt: body, end: currentOffset)
+                at: record.offset, status: record.status, headers: record.headers, excerpt: body, end: currentOffset)
             body = []
             return
         }
@@ -521,23 +522,24 @@ public struct HTTPStreamFramer: RecordFramer {
     }
 
     private mutating func truncated(_ message: String) {
-        let status = record?.status
+        let head = record
         record = nil
         consume(available)
         state = .start
         emitFailure(
             RecordError(.truncatedRecord, message, location: .init(offset: currentOffset)), at: messageStart,
-            status: status, excerpt: body, end: currentOffset)
+            status: head?.status, headers: head?.headers, excerpt: body, end: currentOffset)
         body = []
     }
 
     /// A framing error inside a body: the record becomes a failure and the framer resynchronises.
     /// - Parameter resyncHere: the current line may itself be the next status line.
     private mutating func failBody(_ code: RecordError.Code, _ message: String, resyncHere: Bool = false) -> Bool {
-        let status = record?.status
+        let head = record
         record = nil
         let error = RecordError(code, message, location: .init(offset: currentOffset))
-        failure = FramingFailure(offset: messageStart, error: error, status: status, excerpt: body)
+        failure = FramingFailure(
+            offset: messageStart, error: error, status: head?.status, headers: head?.headers, excerpt: body)
         body = []
         if resyncHere && starts(with: "HTTP/1.", at: position) {
             finishFailure()
@@ -594,15 +596,19 @@ public struct HTTPStreamFramer: RecordFramer {
     private mutating func finishFailure() {
         guard let pending = failure else { return }
         failure = nil
-        emitFailure(pending.error, at: pending.offset, status: pending.status, excerpt: pending.excerpt, end: currentOffset)
+        emitFailure(
+            pending.error, at: pending.offset, status: pending.status, headers: pending.headers,
+            excerpt: pending.excerpt, end: currentOffset)
     }
 
     private mutating func emitFailure(
-        _ error: RecordError, at offset: Int64, status: Int?, excerpt: [UInt8], end: Int64
+        _ error: RecordError, at offset: Int64, status: Int?, headers: HeaderFields? = nil, excerpt: [UInt8], end: Int64
     ) {
         let kept = excerpt.count > limits.maxErrorBodyBytes ? Array(excerpt.prefix(limits.maxErrorBodyBytes)) : excerpt
         outbox.append(
-            .failure(FramingFailure(offset: offset, error: error, status: status, excerpt: kept, bytes: end - offset)))
+            .failure(
+                FramingFailure(
+                    offset: offset, error: error, status: status, headers: headers, excerpt: kept, bytes: end - offset)))
     }
 
     // MARK: - Field sections

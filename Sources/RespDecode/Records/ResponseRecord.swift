@@ -52,17 +52,23 @@ public struct FramingFailure: Sendable, Hashable {
     public var offset: Int64
     /// `malformedRecord`, `truncatedRecord` or `limitExceeded`.
     public var error: RecordError
-    /// The status code, when the status line was read before the failure.
+    /// The status code, when the response head was read before the failure.
     public var status: Int?
+    /// The header fields, when the response head was read before the failure (the line reports `contentType`).
+    public var headers: HeaderFields?
     /// Up to the error-body cap of the bytes concerned, for the line's `body` (`bytes` counts them all).
     public var excerpt: [UInt8]
     /// How many input bytes this failure stands for.
     public var bytes: Int64
 
-    public init(offset: Int64, error: RecordError, status: Int? = nil, excerpt: [UInt8] = [], bytes: Int64 = 0) {
+    public init(
+        offset: Int64, error: RecordError, status: Int? = nil, headers: HeaderFields? = nil, excerpt: [UInt8] = [],
+        bytes: Int64 = 0
+    ) {
         self.offset = offset
         self.error = error
         self.status = status
+        self.headers = headers
         self.excerpt = excerpt
         self.bytes = bytes
     }

@@ -206,6 +206,43 @@ struct HTTPStreamFramerTests {
         ])
     }
 
+    // reference/reliability.md §1.1: a 1 MB header line and 100,000 tiny headers stop at the header limit, and
+    // framing goes on with the next response.
+    @Test func hugeHeaderSectionsStopAtTheLimit() {
+        let next = "HTTP/1.1 204 No Content\r\n\r\n"
+        let longLine = "HTTP/1.1 200 OK\r\nX-Long: " + String(repeating: "a", count: 1 << 20) + "\r\n\r\n" + next
+        let items = frame(longLine, pieces: [4096, 65536, 300_000])
+        #expect(items.count == 2 && items[0].contains("limitExceeded") && items[1].contains("204"), "\(items)")
+        let manyHeaders = "HTTP/1.1 200 OK\r\n" + String(repeating: "A: b\r\n", count: 100_000) + "\r\n" + next
+        let many = frame(manyHeaders)
+        #expect(many.count == 2 && many[0].contains("limitExceeded") && many[1].contains("204"), "\(many)")
+    }
+
+    // reference/reliability.md §1.1: chunk sizes that are not plain hex are rejected.
+    @Test(arguments: ["-1", "+4", "0x4", " 4", ""])
+    func chunkSizesThatAreNotHex(_ size: String) {
+        let items = frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nabcd\r\n0\r\n\r\n")
+        #expect(items.first?.contains("malformedRecord status=200") == true, "\(items)")
+    }
+
+    // llhttp: `chunkedchunked` is not chunked, so the body runs to the end of input.
+    @Test func chunkedchunkedIsNotChunked() {
+        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunkedchunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n") == [
+            "@0 200 body=\"2\\r\\nhi\\r\\n0\\r\\n\\r\\n\" fields=1 warnings=1"
+        ])
+    }
+
+    /// Failures found after the head keep its status and fields, so the line can report `contentType`.
+    @Test func failuresAfterTheHeadKeepIt() {
+        var framer = HTTPStreamFramer()
+        let items = framer.frameAll(Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nabc".utf8))
+        guard case .failure(let failure) = items.first else {
+            Issue.record("expected a failure: \(items)")
+            return
+        }
+        #expect(failure.status == 200 && failure.headers?.last("Content-Type") == "text/plain")
+    }
+
     @Test func emptyInputGivesNothing() {
         #expect(frame("").isEmpty)
     }

@@ -35,12 +35,13 @@ struct ResultLineTests {
     @Test func framingFailureLine() {
         let failure = FramingFailure(
             offset: 7, error: RecordError(.truncatedRecord, "input ended", location: .init(offset: 9)), status: 200,
-            excerpt: Array("ab".utf8), bytes: 30)
+            headers: HeaderFields([("Content-Type", "Text/Plain; charset=utf-8")]), excerpt: Array("ab".utf8), bytes: 30)
         let out = OutputBuffer()
         CompoundDecoder(configuration: Configuration()).writeLine(
             for: .failure(failure), source: .init(seq: 0, offset: 7, input: nil), into: out)
         #expect(String(decoding: out.array, as: UTF8.self)
-            == #"{"seq":0,"offset":7,"status":200,"decoder":"none","ok":false,"error":{"code":"truncatedRecord","#
+            == #"{"seq":0,"offset":7,"status":200,"contentType":"text/plain","decoder":"none","ok":false,"#
+            + #""error":{"code":"truncatedRecord","#
             + #""message":"input ended","offset":9},"body":{"bytes":30,"base64":"YWI=","truncated":true}}"# + "\n")
     }
 
