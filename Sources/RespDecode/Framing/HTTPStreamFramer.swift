@@ -355,11 +355,7 @@ public struct HTTPStreamFramer: RecordFramer {
             return true
         }
         guard available > 0 else {
-            if finished {
-                truncated("input ended \(remaining) bytes before the end of the Content-Length body")
-                return true
-            }
-            return false
+            return waitOrTruncate("input ended \(remaining) bytes before the end of the Content-Length body")
         }
         let n = min(available, remaining)
         body.append(contentsOf: buffer[position..<position + n])
@@ -374,11 +370,7 @@ public struct HTTPStreamFramer: RecordFramer {
             if limit - position > limits.maxHeaderBytes {
                 return failBody(.limitExceeded, "chunk-size line longer than \(limits.maxHeaderBytes) bytes")
             }
-            if finished {
-                truncated("input ended inside a chunk-size line")
-                return true
-            }
-            return false
+            return waitOrTruncate("input ended inside a chunk-size line")
         }
         let parsed = buffer.withUnsafeBufferPointer { all in
             HeadParser.parseChunkSizeLine(UnsafeBufferPointer(rebasing: all[position..<newline]))
@@ -398,11 +390,7 @@ public struct HTTPStreamFramer: RecordFramer {
 
     private mutating func stepChunkData(_ remaining: Int) -> Bool {
         guard available > 0 else {
-            if finished {
-                truncated("input ended inside chunk data")
-                return true
-            }
-            return false
+            return waitOrTruncate("input ended inside chunk data")
         }
         let n = min(available, remaining)
         appendBody(n)
@@ -412,21 +400,13 @@ public struct HTTPStreamFramer: RecordFramer {
 
     private mutating func stepChunkDataEnd() -> Bool {
         guard available > 0 else {
-            if finished {
-                truncated("input ended after chunk data, before its line end")
-                return true
-            }
-            return false
+            return waitOrTruncate("input ended after chunk data, before its line end")
         }
         if buffer[position] == 0x0A {
             consume(1)
         } else if buffer[position] == 0x0D {
             guard available > 1 else {
-                if finished {
-                    truncated("input ended after chunk data, before its line end")
-                    return true
-                }
-                return false
+                return waitOrTruncate("input ended after chunk data, before its line end")
             }
             guard buffer[position + 1] == 0x0A else {
                 return failBody(.malformedRecord, "chunk data not followed by CRLF", resyncHere: true)
@@ -444,11 +424,7 @@ public struct HTTPStreamFramer: RecordFramer {
             if available > limits.maxHeaderBytes {
                 return failBody(.limitExceeded, "trailer section longer than \(limits.maxHeaderBytes) bytes")
             }
-            if finished {
-                truncated("input ended inside the trailer section")
-                return true
-            }
-            return false
+            return waitOrTruncate("input ended inside the trailer section")
         }
         let parsed = buffer.withUnsafeBufferPointer { all in
             HeadParser.parseFieldLines(UnsafeBufferPointer(rebasing: all[position..<end]), firstLine: 0)
@@ -519,6 +495,13 @@ public struct HTTPStreamFramer: RecordFramer {
         record.body = body
         body = []
         outbox.append(.record(record))
+    }
+
+    /// Out of input inside a record: at the end of input the record is truncated, otherwise wait for more.
+    private mutating func waitOrTruncate(_ message: String) -> Bool {
+        guard finished else { return false }
+        truncated(message)
+        return true
     }
 
     private mutating func truncated(_ message: String) {
