@@ -120,16 +120,17 @@ struct RespDecodeCommand: ParsableCommand {
         configuration.strictTypes = strictTypes
         configuration.stripNulls = !keepNulls
 
+        // Bounded so that no limit can make an allocation or an offset computation absurd.
         func size(_ text: String, _ option: String) throws -> Int {
-            guard let value = ByteCount.parse(text), value > 0 else {
-                throw ValidationError("\(option) '\(text)' is not a size like 4096, 64KiB or 64MiB")
+            guard let value = ByteCount.parse(text), value > 0, value <= 1 << 40 else {
+                throw ValidationError("\(option) '\(text)' is not a size from 1 byte to 1TiB, like 4096, 64KiB or 64MiB")
             }
             return value
         }
         configuration.limits.maxHeaderBytes = try size(maxHeaderBytes, "--max-header-bytes")
         configuration.limits.maxBodyBytes = try size(maxBodyBytes, "--max-body-bytes")
         configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
-        guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1") }
+        guard maxDepth > 0 && maxDepth <= 1_000_000 else { throw ValidationError("--max-depth must be from 1 to 1000000") }
         configuration.limits.maxDepth = maxDepth
         return configuration
     }

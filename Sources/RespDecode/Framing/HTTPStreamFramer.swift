@@ -50,6 +50,12 @@ public struct HTTPStreamFramer: RecordFramer {
     private var bodyOverLimit = false
     private var scanned = 0  // bytes past `position` already searched for the end of a field section
     private var afterUpgrade = false
+    // The message's raw input from `messageStart`, up to `maxErrorBodyBytes`, for a failure's `body`: heads are
+    // copied as they are parsed, chunked framing as it is read; a Content-Length or close-delimited body is `body`
+    // itself (`bodyIsRaw`), so it is not copied twice.
+    private var excerpt: [UInt8] = []
+    private var bodyIsRaw = true
+    private var interimBytes = 0
 
     // While resynchronising: the failure that the skipped bytes belong to.
     private var failure: FramingFailure?
@@ -64,7 +70,9 @@ public struct HTTPStreamFramer: RecordFramer {
         case trailers
         case bodyToEnd
         case discard(remaining: Int)
-        case resync
+        /// Skipping to the next status line; `checkHere`: one may start right at `position` (after a head, or where
+        /// a body went wrong), decided once enough bytes are there.
+        case resync(checkHere: Bool)
     }
 
     /// Creates a framer.
@@ -158,7 +166,7 @@ public struct HTTPStreamFramer: RecordFramer {
         case .trailers: return stepTrailers()
         case .bodyToEnd: return stepBodyToEnd()
         case .discard(let remaining): return stepDiscard(remaining)
-        case .resync: return stepResync()
+        case .resync(let checkHere): return stepResync(checkHere: checkHere)
         }
     }
 
@@ -171,13 +179,17 @@ public struct HTTPStreamFramer: RecordFramer {
                 interimStatuses.removeAll()
                 emitFailure(
                     RecordError(.truncatedRecord, "input ended after interim response \(statuses), before the final response"),
-                    at: messageStart, status: nil, excerpt: [], end: currentOffset)
+                    at: messageStart, status: nil, excerpt: excerpt, end: currentOffset)
                 return true
             }
             return false
         }
         if starts(with: "HTTP/1.", at: position) {
-            if interimStatuses.isEmpty { messageStart = currentOffset }
+            if interimStatuses.isEmpty {
+                messageStart = currentOffset
+                excerpt.removeAll(keepingCapacity: true)
+                interimBytes = 0
+            }
             afterUpgrade = false
             scanned = 0
             state = .head
@@ -185,9 +197,9 @@ public struct HTTPStreamFramer: RecordFramer {
         }
         if !finished && isPrefix(of: "HTTP/1.", at: position) { return false }
         if finished && isPrefix(of: "HTTP/1.", at: position) {
-            let start = interimStatuses.isEmpty ? currentOffset : messageStart
+            let start = startOfMessageOrHere()
+            let rest = (interimStatuses.isEmpty ? [] : excerpt) + buffer[position...]
             interimStatuses.removeAll()
-            let rest = Array(buffer[position...])
             consume(available)
             emitFailure(
                 RecordError(.truncatedRecord, "input ended inside a status line"), at: start, status: nil,
@@ -198,27 +210,26 @@ public struct HTTPStreamFramer: RecordFramer {
         if afterUpgrade {
             message = "data after a 101 Switching Protocols response belongs to another protocol"
         } else {
-            message = "expected a status line starting with 'HTTP/1.', found \(quoted(position, max: 16))"
+            message = "expected a status line starting with 'HTTP/1.', found \(quotedMismatch())"
         }
-        let start = interimStatuses.isEmpty ? currentOffset : messageStart
-        interimStatuses.removeAll()
         afterUpgrade = false
-        beginResync(RecordError(.malformedRecord, message, location: .init(offset: currentOffset)), at: start)
+        beginResync(RecordError(.malformedRecord, message, location: .init(offset: currentOffset)))
         return true
     }
 
     private mutating func stepHead() -> Bool {
-        guard let end = findEmptyLine(firstLineMayBeEmpty: false) else {
-            if available > limits.maxHeaderBytes {
-                let error = RecordError(
-                    .limitExceeded, "header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)",
-                    location: .init(offset: currentOffset))
-                beginResync(error, at: startOfMessageOrHere())
-                return true
-            }
+        let found = findEmptyLine(firstLineMayBeEmpty: false)
+        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes) {
+            let error = RecordError(
+                .limitExceeded, "header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)",
+                location: .init(offset: currentOffset))
+            beginResync(error)
+            return true
+        }
+        guard let end = found else {
             if finished {
-                let rest = Array(buffer[position...])
                 let start = startOfMessageOrHere()
+                let rest = (interimStatuses.isEmpty ? [] : excerpt) + buffer[position...]
                 consume(available)
                 interimStatuses.removeAll()
                 state = .start
@@ -229,13 +240,6 @@ public struct HTTPStreamFramer: RecordFramer {
             }
             return false
         }
-        if end - position > limits.maxHeaderBytes {
-            let error = RecordError(
-                .limitExceeded, "header section of \(end - position) bytes exceeds \(limits.maxHeaderBytes) (maxHeaderBytes)",
-                location: .init(offset: currentOffset))
-            beginResync(error, at: startOfMessageOrHere())
-            return true
-        }
         let parsed = buffer.withUnsafeBufferPointer { all in
             HeadParser.parseResponseHead(UnsafeBufferPointer(rebasing: all[position..<end]))
         }
@@ -243,21 +247,30 @@ public struct HTTPStreamFramer: RecordFramer {
         case .failure(let problem):
             let error = RecordError(
                 .malformedRecord, problem.message, location: .init(offset: currentOffset + Int64(problem.offset)))
-            beginResync(error, at: startOfMessageOrHere())
+            beginResync(error)
             return true
         case .success(let head):
-            consume(end - position)
-            return beginBody(head)
+            let length = end - position
+            consumeRaw(length)
+            return beginBody(head, headLength: length)
         }
     }
 
     private func startOfMessageOrHere() -> Int64 { interimStatuses.isEmpty ? currentOffset : messageStart }
 
     /// Decides how the body is delimited (RFC 9112 §6.3) once a head is read.
-    private mutating func beginBody(_ head: HeadParser.Head) -> Bool {
+    private mutating func beginBody(_ head: HeadParser.Head, headLength: Int) -> Bool {
         if head.status >= 100 && head.status < 200 && head.status != 101 {
             interimStatuses.append(head.status)
+            interimBytes += headLength
             state = .start
+            // A flood of interim responses is one message's head as far as memory is concerned.
+            if interimBytes > limits.maxHeaderBytes {
+                interimStatuses.removeAll()
+                emitFailure(
+                    RecordError(.limitExceeded, "interim responses longer than \(limits.maxHeaderBytes) bytes in all (maxHeaderBytes)"),
+                    at: messageStart, status: nil, excerpt: excerpt, end: currentOffset)
+            }
             return true
         }
         var warnings = head.warnings
@@ -269,6 +282,7 @@ public struct HTTPStreamFramer: RecordFramer {
         record = ResponseRecord(offset: messageStart, status: head.status, headers: head.fields, warnings: warnings)
         body = []
         bodyOverLimit = false
+        bodyIsRaw = true
 
         if head.status == 101 {
             afterUpgrade = true
@@ -291,6 +305,7 @@ public struct HTTPStreamFramer: RecordFramer {
                 if !lengths.isEmpty {
                     record?.warnings.append("Transfer-Encoding: chunked overrides Content-Length (RFC 9112 §6.3)")
                 }
+                bodyIsRaw = false
                 state = .chunkSize
                 return true
             }
@@ -308,16 +323,18 @@ public struct HTTPStreamFramer: RecordFramer {
                 return failHead("invalid or differing Content-Length values: \(lengths.joined(separator: ", "))")
             }
             if length > limits.maxBodyBytes {
-                emitFailure(
-                    RecordError(.limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
-                    at: messageStart, status: head.status, headers: head.fields, excerpt: [],
-                    end: currentOffset + Int64(length))
+                // The failure covers the body as far as it is skipped: emitted when the skipping ends.
+                failure = FramingFailure(
+                    offset: messageStart,
+                    error: RecordError(.limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
+                    status: head.status, headers: head.fields, excerpt: excerpt)
                 record = nil
                 state = .discard(remaining: length)
                 return true
             }
-            // The length is known and within the limit: one allocation instead of doubling (and page faults).
-            body.reserveCapacity(length)
+            // The length is known and within the limit: one allocation instead of doubling (and page faults), but
+            // not more up front than a default body limit, whatever the configured one.
+            body.reserveCapacity(min(length, 64 << 20))
             state = .fixedBody(remaining: length)
             return true
         }
@@ -331,8 +348,8 @@ public struct HTTPStreamFramer: RecordFramer {
         record = nil
         failure = FramingFailure(
             offset: messageStart, error: RecordError(.malformedRecord, message, location: .init(offset: messageStart)),
-            status: head?.status, headers: head?.headers)
-        state = .resync
+            status: head?.status, headers: head?.headers, excerpt: excerpt)
+        state = .resync(checkHere: true)
         return true
     }
 
@@ -365,7 +382,7 @@ public struct HTTPStreamFramer: RecordFramer {
     }
 
     private mutating func stepChunkSize() -> Bool {
-        let limit = min(buffer.count, position + limits.maxHeaderBytes + 1)
+        let limit = scanLimit(extra: 1)
         guard let newline = find(0x0A, from: position, to: limit) else {
             if limit - position > limits.maxHeaderBytes {
                 return failBody(.limitExceeded, "chunk-size line longer than \(limits.maxHeaderBytes) bytes")
@@ -376,9 +393,9 @@ public struct HTTPStreamFramer: RecordFramer {
             HeadParser.parseChunkSizeLine(UnsafeBufferPointer(rebasing: all[position..<newline]))
         }
         guard let size = parsed.size else {
-            return failBody(.malformedRecord, parsed.problem ?? "invalid chunk-size line", resyncHere: true)
+            return failBody(.malformedRecord, parsed.problem ?? "invalid chunk-size line")
         }
-        consume(newline + 1 - position)
+        consumeRaw(newline + 1 - position)
         if size == 0 {
             scanned = 0
             state = .trailers
@@ -393,6 +410,7 @@ public struct HTTPStreamFramer: RecordFramer {
             return waitOrTruncate("input ended inside chunk data")
         }
         let n = min(available, remaining)
+        capture(n)
         appendBody(n)
         state = n == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - n)
         return true
@@ -403,17 +421,17 @@ public struct HTTPStreamFramer: RecordFramer {
             return waitOrTruncate("input ended after chunk data, before its line end")
         }
         if buffer[position] == 0x0A {
-            consume(1)
+            consumeRaw(1)
         } else if buffer[position] == 0x0D {
             guard available > 1 else {
                 return waitOrTruncate("input ended after chunk data, before its line end")
             }
             guard buffer[position + 1] == 0x0A else {
-                return failBody(.malformedRecord, "chunk data not followed by CRLF", resyncHere: true)
+                return failBody(.malformedRecord, "chunk data not followed by CRLF")
             }
-            consume(2)
+            consumeRaw(2)
         } else {
-            return failBody(.malformedRecord, "chunk data not followed by CRLF", resyncHere: true)
+            return failBody(.malformedRecord, "chunk data not followed by CRLF")
         }
         state = .chunkSize
         return true
@@ -431,9 +449,9 @@ public struct HTTPStreamFramer: RecordFramer {
         }
         switch parsed {
         case .failure(let problem):
-            return failBody(.malformedRecord, "trailer section: \(problem.message)", resyncHere: true)
+            return failBody(.malformedRecord, "trailer section: \(problem.message)")
         case .success(let (fields, warnings)):
-            consume(end - position)
+            consumeRaw(end - position)
             if !fields.isEmpty { record?.trailers = fields }
             record?.warnings.append(contentsOf: warnings)
             completeRecord()
@@ -454,16 +472,11 @@ public struct HTTPStreamFramer: RecordFramer {
     }
 
     private mutating func stepDiscard(_ remaining: Int) -> Bool {
-        if remaining == 0 {
+        guard remaining > 0 && available > 0 else {
+            guard remaining == 0 || finished else { return false }
+            finishFailure()
             state = .start
             return true
-        }
-        guard available > 0 else {
-            if finished {
-                state = .start
-                return true
-            }
-            return false
         }
         let n = min(available, remaining)
         consume(n)
@@ -488,7 +501,8 @@ public struct HTTPStreamFramer: RecordFramer {
         if bodyOverLimit {
             emitFailure(
                 RecordError(.limitExceeded, "body longer than \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
-                at: record.offset, status: record.status, headers: record.headers, excerpt: body, end: currentOffset)
+                at: record.offset, status: record.status, headers: record.headers, excerpt: messageExcerpt(),
+                end: currentOffset)
             body = []
             return
         }
@@ -507,41 +521,68 @@ public struct HTTPStreamFramer: RecordFramer {
     private mutating func truncated(_ message: String) {
         let head = record
         record = nil
+        if !bodyIsRaw { capture(available) }
         consume(available)
         state = .start
         emitFailure(
             RecordError(.truncatedRecord, message, location: .init(offset: currentOffset)), at: messageStart,
-            status: head?.status, headers: head?.headers, excerpt: body, end: currentOffset)
+            status: head?.status, headers: head?.headers, excerpt: messageExcerpt(), end: currentOffset)
         body = []
     }
 
-    /// A framing error inside a body: the record becomes a failure and the framer resynchronises.
-    /// - Parameter resyncHere: the current line may itself be the next status line.
-    private mutating func failBody(_ code: RecordError.Code, _ message: String, resyncHere: Bool = false) -> Bool {
+    /// A framing error inside a body: the record becomes a failure and the framer resynchronises, possibly right
+    /// here (a response declared chunked that is followed by the next response, say).
+    private mutating func failBody(_ code: RecordError.Code, _ message: String) -> Bool {
         let head = record
         record = nil
         let error = RecordError(code, message, location: .init(offset: currentOffset))
         failure = FramingFailure(
-            offset: messageStart, error: error, status: head?.status, headers: head?.headers, excerpt: body)
+            offset: messageStart, error: error, status: head?.status, headers: head?.headers, excerpt: messageExcerpt())
         body = []
-        if resyncHere && starts(with: "HTTP/1.", at: position) {
-            finishFailure()
-            state = .start
-        } else {
-            state = .resync
-        }
+        state = .resync(checkHere: true)
         return true
+    }
+
+    /// The message's raw input so far, capped.
+    private func messageExcerpt() -> [UInt8] {
+        guard bodyIsRaw, excerpt.count < limits.maxErrorBodyBytes else { return excerpt }
+        return excerpt + body.prefix(limits.maxErrorBodyBytes - excerpt.count)
+    }
+
+    /// Keeps up to the excerpt cap of the next `n` bytes as part of the message's raw input.
+    private mutating func capture(_ n: Int) {
+        let room = limits.maxErrorBodyBytes - excerpt.count
+        if room > 0 { excerpt.append(contentsOf: buffer[position..<position + min(room, n)]) }
+    }
+
+    private mutating func consumeRaw(_ n: Int) {
+        capture(n)
+        consume(n)
     }
 
     // MARK: - Resynchronisation
 
-    private mutating func beginResync(_ error: RecordError, at start: Int64) {
-        failure = FramingFailure(offset: start, error: error)
-        state = .resync
+    /// A failure found at `position` before any head of this message was consumed (garbage, a bad or oversized
+    /// head): it starts at the message's first interim response, if any, and covers what is skipped from here.
+    private mutating func beginResync(_ error: RecordError) {
+        let folded = !interimStatuses.isEmpty
+        failure = FramingFailure(offset: folded ? messageStart : currentOffset, error: error, excerpt: folded ? excerpt : [])
+        interimStatuses.removeAll()
+        state = .resync(checkHere: false)
     }
 
-    /// Skips to the next line that starts with `HTTP/1.`, adding the skipped bytes to the pending failure.
-    private mutating func stepResync() -> Bool {
+    /// Skips to the next line that starts with `HTTP/1.` (or, with `checkHere`, to a status line right at
+    /// `position`), adding the skipped bytes to the pending failure.
+    private mutating func stepResync(checkHere: Bool) -> Bool {
+        if checkHere {
+            if starts(with: "HTTP/1.", at: position) {
+                finishFailure()
+                state = .start
+                return true
+            }
+            if isPrefix(of: "HTTP/1.", at: position) && !finished { return false }
+            state = .resync(checkHere: false)
+        }
         let pattern: StaticString = "\nHTTP/1."
         var from = position
         while let newline = find(0x0A, from: from, to: buffer.count) {
@@ -604,7 +645,7 @@ public struct HTTPStreamFramer: RecordFramer {
             if available < 2 && (available == 0 || buffer[position] == 0x0D) { return nil }
         }
         var from = position + scanned
-        let limit = min(buffer.count, position + limits.maxHeaderBytes + 2)
+        let limit = scanLimit(extra: 2)
         while let newline = find(0x0A, from: from, to: limit) {
             let next = newline + 1
             if next < buffer.count && buffer[next] == 0x0A { return next + 1 }
@@ -620,10 +661,25 @@ public struct HTTPStreamFramer: RecordFramer {
         return nil
     }
 
-    private func quoted(_ index: Int, max: Int) -> String {
-        let end = Swift.min(buffer.count, index + max)
+    /// Where a search bounded by `maxHeaderBytes + extra` bytes from `position` must stop (no overflow, whatever
+    /// the limit).
+    private func scanLimit(extra: Int) -> Int {
+        limits.maxHeaderBytes >= available ? buffer.count : position + min(available, limits.maxHeaderBytes + extra)
+    }
+
+    /// The bytes at `position` up to the first one that cannot begin `HTTP/1.`: the same text however the input was
+    /// split.
+    private func quotedMismatch() -> String {
+        let prefix: StaticString = "HTTP/1."
+        var end = position
+        while end < buffer.count && end - position < prefix.utf8CodeUnitCount
+            && buffer[end] == prefix.utf8Start[end - position]
+        {
+            end += 1
+        }
+        end = Swift.min(buffer.count, end + 1)
         var text = ""
-        for b in buffer[index..<end] {
+        for b in buffer[position..<end] {
             switch b {
             case 0x0A: text += "\\n"
             case 0x0D: text += "\\r"
@@ -631,7 +687,7 @@ public struct HTTPStreamFramer: RecordFramer {
             default: text += "\\x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }
-        return "'\(text)'" + (buffer.count - index > max ? "…" : "")
+        return "'\(text)'"
     }
 }
 

@@ -66,25 +66,27 @@ public struct ResultLine {
         out.append(UInt8(ascii: "]"))
     }
 
-    /// Fields as an object; repeated names are combined with ", " (RFC 9110 §5.3).
+    /// Fields as an object; repeated names (in any case) are combined with ", " (RFC 9110 §5.3) under the first
+    /// spelling seen.
     func fields(_ name: StaticString, _ fields: HeaderFields) {
-        var order: [String] = []
-        var values: [String: String] = [:]
+        var order: [(name: String, value: String)] = []
+        var index: [String: Int] = [:]
         for field in fields {
-            if let existing = values[field.name] {
-                values[field.name] = existing + ", " + field.value
+            let folded = field.name.lowercased()
+            if let i = index[folded] {
+                order[i].value += ", " + field.value
             } else {
-                order.append(field.name)
-                values[field.name] = field.value
+                index[folded] = order.count
+                order.append((field.name, field.value))
             }
         }
         key(name)
         out.append(UInt8(ascii: "{"))
-        for (i, fieldName) in order.enumerated() {
+        for (i, field) in order.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.appendJSONString(fieldName)
+            out.appendJSONString(field.name)
             out.append(UInt8(ascii: ":"))
-            out.appendJSONString(values[fieldName] ?? "")
+            out.appendJSONString(field.value)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -121,9 +123,10 @@ public struct ResultLine {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// `,"body":{"bytes":…,"base64":"…","truncated":…}`: the failing response data, capped.
+    /// `,"body":{"bytes":…,"base64":"…","truncated":…}`: the failing response data, capped; nothing when empty.
     /// - Parameter total: how many bytes the data had in all (at least `kept.count`).
     func body(_ kept: UnsafeBufferPointer<UInt8>, total: Int64) {
+        guard total > 0 else { return }
         key("body")
         out.append(ascii: "{\"bytes\":")
         out.append(decimal: total)

@@ -86,10 +86,11 @@ public final class StreamRunner {
         let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
         defer { chunk.deallocate() }
 
-        // Detection wants the first bytes; a pipe may deliver them a few at a time.
+        // Detection wants the first bytes; a pipe may deliver them a few at a time. An idle pipe gets decided on
+        // what it has sent, so its lines are not held back.
         var prefix: [UInt8] = []
         var ended = false
-        while prefix.count < InputDetection.prefixLength {
+        while prefix.count < InputDetection.prefixLength && (prefix.isEmpty || inputReady(fd)) {
             let n = readSome(fd, into: chunk, input: input)
             if n <= 0 {
                 ended = true
@@ -100,7 +101,7 @@ public final class StreamRunner {
         var format = configuration.input
         if format == .auto {
             let detected = prefix.withUnsafeBufferPointer(InputDetection.detect)
-            if detected == nil && !prefix.isEmpty {
+            if detected == nil && prefix.count >= 5 {
                 logger.warning("\(input.lineName ?? "standard input") does not start like any known framing; reading it as raw HTTP")
             }
             format = detected ?? .http

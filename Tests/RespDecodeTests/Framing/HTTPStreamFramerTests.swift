@@ -23,6 +23,43 @@ func frame(_ text: String, pieces: [Int] = [], limits: Limits = Limits()) -> [St
     frame(Array(text.utf8), pieces: pieces, limits: limits)
 }
 
+/// Everything an item says, for comparing runs over differently split input.
+func describeFully(_ item: FramedItem) -> String {
+    switch item {
+    case .record(let r):
+        return "\(describe(item)) headers=\(r.headers.fields.map { "\($0.name):\($0.value)" }) warnings=\(r.warnings)"
+    case .failure(let f):
+        return "\(describe(item)) \(f.error) excerpt=\(f.excerpt) headers=\(f.headers?.fields.map(\.name) ?? [])"
+    }
+}
+
+/// Frames `input` whole, byte by byte and in 50 random splits; all must agree in every detail. Returns the items.
+func frameEverySplit(_ text: String, limits: Limits = Limits()) -> [String] {
+    let input = Array(text.utf8)
+    func run(_ pieces: [Int]) -> [String] {
+        var framer = HTTPStreamFramer(limits: limits)
+        var items: [String] = []
+        var start = 0
+        for size in pieces + [input.count] where start < input.count {
+            let end = min(input.count, start + size)
+            framer.append(Array(input[start..<end]))
+            while let item = framer.next() { items.append(describeFully(item)) }
+            start = end
+        }
+        framer.finish()
+        while let item = framer.next() { items.append(describeFully(item)) }
+        return items
+    }
+    let whole = run([])
+    #expect(run(Array(repeating: 1, count: input.count)) == whole, "byte by byte differs from whole")
+    var generator = SplitMix64(seed: UInt64(input.count))
+    for _ in 0..<50 {
+        let pieces = (0..<input.count).map { _ in Int(generator.next() % 9) + 1 }
+        #expect(run(pieces) == whole, "a random split differs from whole")
+    }
+    return frame(input, limits: limits)
+}
+
 /// A compact, comparable summary of an item.
 func describe(_ item: FramedItem) -> String {
     switch item {
@@ -243,6 +280,82 @@ struct HTTPStreamFramerTests {
         #expect(failure.status == 200 && failure.headers?.last("Content-Type") == "text/plain")
     }
 
+    // Review finding: a response right after a bad head starts a line, so framing resumes there, in any split.
+    @Test func resyncResumesRightAfterABadHead() {
+        let items = frameEverySplit(
+            "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi" + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+        #expect(items == ["@0 malformedRecord status=200 bytes=57", "@57 200 body=\"hi\" fields=1", "@97 201 body=\"\" fields=1"])
+    }
+
+    // Review finding: where chunk data runs straight into the next response, that response is kept, in any split.
+    @Test func chunkedBodyRunningIntoTheNextResponse() {
+        let items = frameEverySplit(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello" + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+        #expect(items == ["@0 malformedRecord status=200 bytes=55", "@55 201 body=\"\" fields=1"])
+    }
+
+    // Review finding: an interim response before a malformed head belongs to that failure only.
+    @Test func interimBeforeAMalformedHead() {
+        let items = frameEverySplit(
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nBad Header\r\n\r\n" + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+        #expect(items == ["@0 malformedRecord status=- bytes=56", "@56 200 body=\"hi\" fields=1"])
+    }
+
+    // Review finding: interim responses are bounded like a head; a flood gives limit failures, then the response.
+    @Test func interimFloodIsBounded() {
+        let flood = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 6_000) + "HTTP/1.1 204 No Content\r\n\r\n"
+        let items = frame(flood)
+        #expect(items.count == 3, "\(items.count) items")
+        #expect(items.dropLast().allSatisfy { $0.contains("limitExceeded") })
+        // The interim responses after the last limit failure are folded into the 204, with a warning.
+        #expect(items.last?.contains("204 body=\"\" fields=0 warnings=1") == true, "\(items)")
+    }
+
+    // Review finding: a failure's excerpt is the raw input from its offset, and its byte count never runs past the
+    // end of the input.
+    @Test func failureExcerptsAreTheRawInput() {
+        let truncatedInput = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"
+        var framer = HTTPStreamFramer()
+        guard case .failure(let truncated) = framer.frameAll(Array(truncatedInput.utf8)).first else {
+            Issue.record("no failure")
+            return
+        }
+        #expect(truncated.excerpt == Array(truncatedInput.utf8) && truncated.bytes == Int64(truncatedInput.utf8.count))
+
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n"
+        framer = HTTPStreamFramer()
+        guard case .failure(let badChunk) = framer.frameAll(Array(chunked.utf8)).first else {
+            Issue.record("no failure")
+            return
+        }
+        #expect(badChunk.excerpt == Array(chunked.utf8) && badChunk.bytes == Int64(chunked.utf8.count))
+
+        let overLimit = "HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\nabc"
+        framer = HTTPStreamFramer(limits: Limits(maxBodyBytes: 100))
+        guard case .failure(let skipped) = framer.frameAll(Array(overLimit.utf8)).first else {
+            Issue.record("no failure")
+            return
+        }
+        #expect(skipped.error.code == .limitExceeded && skipped.bytes == Int64(overLimit.utf8.count))
+    }
+
+    // Review finding: a limit the size of the address space must not overflow the framer's arithmetic.
+    @Test func hugeLimitsDoNotOverflow() {
+        let limits = Limits(maxHeaderBytes: .max, maxBodyBytes: .max, maxErrorBodyBytes: 4096)
+        #expect(frame("HTTP/1.1 200 OK\r\nContent-Length: 100000000000000\r\n\r\nab", limits: limits) == [
+            "@0 truncatedRecord status=200 bytes=54"
+        ])
+        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n", limits: limits) == [
+            "@0 200 body=\"hi\" fields=1"
+        ])
+    }
+
+    @Test func garbageMessagesDoNotDependOnTheSplit() {
+        let items = frameEverySplit("xyz\nHTTP/1.1 204 No Content\r\n\r\n")
+        #expect(items == ["@0 malformedRecord status=- bytes=4", "@4 204 body=\"\" fields=0"])
+    }
+
     @Test func emptyInputGivesNothing() {
         #expect(frame("").isEmpty)
     }
@@ -253,6 +366,7 @@ struct HTTPStreamFramerTests {
         let whole = frame(stream)
         #expect(whole.count == 13, "\(whole)")
         #expect(frame(stream, pieces: Array(repeating: 1, count: stream.count)) == whole)
+        #expect(frameEverySplit(Self.mixedStream).count == 13)
         var generator = SplitMix64(seed: 0x5EED)
         for _ in 0..<200 {
             var pieces: [Int] = []

@@ -45,6 +45,32 @@ struct ResultLineTests {
             + #""message":"input ended","offset":9},"body":{"bytes":30,"base64":"YWI=","truncated":true}}"# + "\n")
     }
 
+    @Test func emptyFailingBodiesAreLeftOut() throws {
+        let record = ResponseRecord(offset: 0, status: 404, headers: HeaderFields([("Content-Type", "text/plain")]))
+        let text = line(record)
+        #expect(text.contains(#""code":"unacceptableStatusCode""#) && !text.contains(#""body""#))
+    }
+
+    @Test func trailerNamesMergeIgnoringCase() {
+        var record = ResponseRecord(offset: 0, status: 200, headers: HeaderFields([("Content-Type", "text/plain")]))
+        record.trailers = HeaderFields([("X-T", "1"), ("x-t", "2"), ("Y", "3")])
+        #expect(line(record).contains(#""trailers":{"X-T":"1, 2","Y":"3"}"#))
+    }
+
+    /// The escaper's 8-byte fast path must stop for a byte that needs escaping (or validation) at any position.
+    @Test func escapingStopsAtEveryPositionOfAWord() {
+        for special: [UInt8] in [[0x22], [0x5C], [0x00], [0x1F], [0x0A], [0x7F], [0xC3, 0xA9]] {
+            for position in 0..<17 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 24)
+                bytes.replaceSubrange(position..<position + 1, with: special)
+                let out = OutputBuffer()
+                #expect(bytes.withUnsafeBufferPointer { out.appendJSONString(utf8: $0) })
+                let decoded = try? JSONSerialization.jsonObject(with: Data(out.array), options: [.fragmentsAllowed]) as? String
+                #expect(decoded.map { Array($0.utf8) } == bytes, "special \(special) at \(position)")
+            }
+        }
+    }
+
     @Test func failingBodiesAreCapped() throws {
         let body = String(repeating: "x", count: 100)
         let record = ResponseRecord(offset: 0, status: 500, headers: HeaderFields([("Content-Type", "text/plain")]), body: Array(body.utf8))

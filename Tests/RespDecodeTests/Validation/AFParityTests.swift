@@ -149,11 +149,13 @@ struct AFNetworkingParityTests {
         let both = try decodeLine(status: 404, contentType: "application/json", body: "{")
         #expect(both.errorCode == "invalidJSON" && both.underlyingCode == "unacceptableStatusCode")
         #expect(both.underlyingURLErrorCode == -1011)
-        // no / yes / empty or " " → -1011, no value
-        for body in ["", " "] {
-            let empty = try decodeLine(status: 404, contentType: "application/json", body: body)
-            #expect(empty.errorCode == "unacceptableStatusCode" && !empty.hasValue && empty["body"] != nil)
-        }
+        // no / yes / empty or " " → -1011, no value. AF attaches the (empty) data; the line leaves an empty `body`
+        // out, as it does every empty key (SPEC §4), and `bodyBytes` says 0.
+        let empty = try decodeLine(status: 404, contentType: "application/json", body: "")
+        #expect(empty.errorCode == "unacceptableStatusCode" && !empty.hasValue && empty["body"] == nil)
+        #expect(empty["bodyBytes"] as? Int == 0)
+        let space = try decodeLine(status: 404, contentType: "application/json", body: " ")
+        #expect(space.errorCode == "unacceptableStatusCode" && !space.hasValue && space["body"] != nil)
         // no / no / non-empty → -1011 over -1016 (with a type check: --strict-types)
         let neither = try decodeLine(status: 404, contentType: "text/html", body: "not found") { $0.strictTypes = true }
         #expect(neither.errorCode == "unacceptableStatusCode" && neither.underlyingCode == "unacceptableContentType")
