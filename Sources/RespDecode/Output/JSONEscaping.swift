@@ -19,11 +19,21 @@ extension OutputBuffer {
         var i = 0
         let n = bytes.count
         while i < n {
-            // Eight bytes at a time while none needs escaping or validation: the common case for text bodies
-            // (it made raw passthrough 2.6x cheaper in instructions).
+            // Sixteen, then eight, bytes at a time while none needs escaping or validation: the common case for
+            // text bodies (it made raw passthrough 2.6x cheaper in instructions than the byte loop).
+            let source = UnsafeRawPointer(bytes.baseAddress!)
+            while n - i >= 16 {
+                let first = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let second = source.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                guard (specialBytes(first) | specialBytes(second)) & highBits == 0 else { break }
+                UnsafeMutableRawPointer(out).storeBytes(of: first, as: UInt64.self)
+                UnsafeMutableRawPointer(out + 8).storeBytes(of: second, as: UInt64.self)
+                out += 16
+                i += 16
+            }
             while n - i >= 8 {
-                let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
-                guard isPlainASCII(word) else { break }
+                let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                guard specialBytes(word) & highBits == 0 else { break }
                 UnsafeMutableRawPointer(out).storeBytes(of: word, as: UInt64.self)
                 out += 8
                 i += 8
@@ -72,13 +82,17 @@ extension OutputBuffer {
 
 private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-/// Whether none of the eight bytes is ≥ 0x80, < 0x20, `"` or `\` (the SWAR zero-byte tests of "Bit Twiddling Hacks").
-@inline(__always) private func isPlainASCII(_ word: UInt64) -> Bool {
+private let highBits: UInt64 = 0x8080_8080_8080_8080
+
+/// Has the high bit of some byte set (`& highBits`) when any of the eight bytes is ≥ 0x80, < 0x20, `"` or `\`: the
+/// SWAR "has a byte less than n" and "has a zero byte" tests of "Bit Twiddling Hacks", ORed so that one branch
+/// decides. A borrow can only set a higher byte's bit when a lower byte really matched, so a word is never passed
+/// wrongly; at worst a word falls back to the byte loop.
+@inline(__always) private func specialBytes(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
-    let highs: UInt64 = 0x8080_8080_8080_8080
-    @inline(__always) func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-    let below0x20 = (word &- ones &* 0x20) & ~word & highs != 0
-    return word & highs == 0 && !below0x20 && !hasZeroByte(word ^ (ones &* 0x22)) && !hasZeroByte(word ^ (ones &* 0x5C))
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    return word | ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
 }
 
 @inline(__always) private func utf8LeadLength(_ c: UInt8) -> Int {
