@@ -33,8 +33,15 @@ extension OutputBuffer {
             }
             while n - i >= 8 {
                 let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                guard specialBytes(word) & highBits == 0 else { break }
+                let special = specialBytes(word) & highBits
                 UnsafeMutableRawPointer(out).storeBytes(of: word, as: UInt64.self)
+                guard special == 0 else {
+                    // The lowest flagged byte is a real one: keep the plain bytes before it, then handle it below.
+                    let plain = special.trailingZeroBitCount / 8
+                    out += plain
+                    i += plain
+                    break
+                }
                 out += 8
                 i += 8
             }
