@@ -197,14 +197,7 @@ public struct HTTPStreamFramer: RecordFramer {
         }
         if !finished && isPrefix(of: "HTTP/1.", at: position) { return false }
         if finished && isPrefix(of: "HTTP/1.", at: position) {
-            let start = startOfMessageOrHere()
-            let rest = (interimStatuses.isEmpty ? [] : excerpt) + buffer[position...]
-            interimStatuses.removeAll()
-            consume(available)
-            emitFailure(
-                RecordError(.truncatedRecord, "input ended inside a status line"), at: start, status: nil,
-                excerpt: rest, end: currentOffset)
-            return true
+            return truncatedBeforeHead("input ended inside a status line")
         }
         let message: String
         if afterUpgrade {
@@ -227,18 +220,7 @@ public struct HTTPStreamFramer: RecordFramer {
             return true
         }
         guard let end = found else {
-            if finished {
-                let start = startOfMessageOrHere()
-                let rest = (interimStatuses.isEmpty ? [] : excerpt) + buffer[position...]
-                consume(available)
-                interimStatuses.removeAll()
-                state = .start
-                emitFailure(
-                    RecordError(.truncatedRecord, "input ended inside the header section"),
-                    at: start, status: nil, excerpt: rest, end: currentOffset)
-                return true
-            }
-            return false
+            return finished ? truncatedBeforeHead("input ended inside the header section") : false
         }
         let parsed = buffer.withUnsafeBufferPointer { all in
             HeadParser.parseResponseHead(UnsafeBufferPointer(rebasing: all[position..<end]))
@@ -257,6 +239,17 @@ public struct HTTPStreamFramer: RecordFramer {
     }
 
     private func startOfMessageOrHere() -> Int64 { interimStatuses.isEmpty ? currentOffset : messageStart }
+
+    /// The input ended before this message's head was complete: the rest (and any interim responses) is the failure.
+    private mutating func truncatedBeforeHead(_ message: String) -> Bool {
+        let start = startOfMessageOrHere()
+        let rest = (interimStatuses.isEmpty ? [] : excerpt) + buffer[position...]
+        interimStatuses.removeAll()
+        consume(available)
+        state = .start
+        emitFailure(RecordError(.truncatedRecord, message), at: start, status: nil, excerpt: rest, end: currentOffset)
+        return true
+    }
 
     /// Decides how the body is delimited (RFC 9112 §6.3) once a head is read.
     private mutating func beginBody(_ head: HeadParser.Head, headLength: Int) -> Bool {
