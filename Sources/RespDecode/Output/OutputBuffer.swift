@@ -96,12 +96,6 @@ public final class OutputBuffer {
         append(UnsafeBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
     }
 
-    /// Appends a string's UTF-8 bytes as they are (no escaping).
-    public func append(raw string: String) {
-        var string = string
-        string.withUTF8 { append($0) }
-    }
-
     /// Appends a decimal integer.
     public func append(decimal value: Int64) {
         if value == 0 { append(UInt8(ascii: "0")); return }
