@@ -22,10 +22,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // libxml2 (Debian: libxml2-dev), used by the xml and plist decoders through one wrapper file.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibXML2", .product(name: "Logging", package: "swift-log")]
         ),
         // The executable: argument parsing and wiring only.
         .executableTarget(
@@ -48,6 +50,6 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

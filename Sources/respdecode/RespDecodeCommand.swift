@@ -44,6 +44,9 @@ struct RespDecodeCommand: ParsableCommand {
     @Flag(help: "Keep null members and null array elements in JSON values (they are removed by default).")
     var keepNulls = false
 
+    @Flag(help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
+    var xmlKeepWhitespace = false
+
     @Option(help: ArgumentHelp("Line format: ndjson or pretty.", valueName: "style"))
     var output = OutputStyle.ndjson.rawValue
 
@@ -54,8 +57,17 @@ struct RespDecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
     var maxBodyBytes = "64MiB"
 
-    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects.", valueName: "n"))
+    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
+        valueName: "n"))
     var maxDepth = 512
+
+    @Option(help: ArgumentHelp("Most objects a property list may expand to (a shared object counts at each use).",
+        valueName: "n"))
+    var maxPlistObjects = 1_000_000
+
+    @Option(help: ArgumentHelp("Largest JSON value of one xml or plist body (guards entity and shared-object "
+        + "expansion).", valueName: "size"))
+    var maxValueBytes = "256MiB"
 
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = "4KiB"
@@ -119,6 +131,7 @@ struct RespDecodeCommand: ParsableCommand {
         configuration.acceptableStatusCodes = codes
         configuration.strictTypes = strictTypes
         configuration.stripNulls = !keepNulls
+        configuration.xmlKeepWhitespace = xmlKeepWhitespace
 
         // Bounded so that no limit can make an allocation or an offset computation absurd.
         func size(_ text: String, _ option: String) throws -> Int {
@@ -132,6 +145,11 @@ struct RespDecodeCommand: ParsableCommand {
         configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
         guard maxDepth > 0 && maxDepth <= 1_000_000 else { throw ValidationError("--max-depth must be from 1 to 1000000") }
         configuration.limits.maxDepth = maxDepth
+        guard maxPlistObjects > 0 && maxPlistObjects <= 1 << 40 else {
+            throw ValidationError("--max-plist-objects must be from 1 to \(1 << 40)")
+        }
+        configuration.limits.maxPlistObjects = maxPlistObjects
+        configuration.limits.maxValueBytes = try size(maxValueBytes, "--max-value-bytes")
         return configuration
     }
 

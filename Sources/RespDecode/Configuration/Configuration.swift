@@ -13,6 +13,8 @@ public struct Configuration: Sendable {
     /// Remove null object members and null array elements from JSON values (AFNetworking 4's
     /// `removesKeysWithNullValues`). Default: true; `--keep-nulls` turns it off.
     public var stripNulls: Bool
+    /// Keep whitespace-only text between XML elements as text children. Default: false (dropped).
+    public var xmlKeepWhitespace: Bool
     /// Line format. Default: `.ndjson`.
     public var outputStyle: OutputStyle
     /// Bounds against hostile input.
@@ -24,6 +26,7 @@ public struct Configuration: Sendable {
         acceptableStatusCodes: StatusCodeSet = .successful,
         strictTypes: Bool = false,
         stripNulls: Bool = true,
+        xmlKeepWhitespace: Bool = false,
         outputStyle: OutputStyle = .ndjson,
         limits: Limits = Limits()
     ) {
@@ -32,6 +35,7 @@ public struct Configuration: Sendable {
         self.acceptableStatusCodes = acceptableStatusCodes
         self.strictTypes = strictTypes
         self.stripNulls = stripNulls
+        self.xmlKeepWhitespace = xmlKeepWhitespace
         self.outputStyle = outputStyle
         self.limits = limits
     }

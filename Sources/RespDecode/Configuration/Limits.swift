@@ -11,16 +11,26 @@ public struct Limits: Sendable, Hashable {
     public var maxDepth: Int
     /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes). Default: 4,096.
     public var maxErrorBodyBytes: Int
+    /// Most objects a property list may expand to, counting a shared object once per use (JSON has no references).
+    /// Default: 1,000,000.
+    public var maxPlistObjects: Int
+    /// Largest JSON value one record's xml or plist decoder may write, in bytes: guards the expansion of shared
+    /// plist objects and XML entities, which can make a small body a huge value. Default: 268,435,456 (256 MiB).
+    public var maxValueBytes: Int
 
     public init(
         maxHeaderBytes: Int = 64 * 1024,
         maxBodyBytes: Int = 64 * 1024 * 1024,
         maxDepth: Int = 512,
-        maxErrorBodyBytes: Int = 4096
+        maxErrorBodyBytes: Int = 4096,
+        maxPlistObjects: Int = 1_000_000,
+        maxValueBytes: Int = 256 * 1024 * 1024
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.maxDepth = maxDepth
         self.maxErrorBodyBytes = maxErrorBodyBytes
+        self.maxPlistObjects = maxPlistObjects
+        self.maxValueBytes = maxValueBytes
     }
 }

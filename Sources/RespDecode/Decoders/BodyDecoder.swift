@@ -18,14 +18,26 @@ public protocol BodyDecoder: Sendable {
 public struct DecodingContext: Sendable {
     /// The response's MIME type (SPEC §3.2).
     public var mimeType: String?
+    /// The `charset` parameter of the response's Content-Type, if any.
+    public var charset: String?
     /// The whole configuration, for decoder options and limits.
     public var configuration: Configuration
     /// Warnings to put on the line.
     public var warnings: [String] = []
 
-    public init(mimeType: String?, configuration: Configuration) {
+    public init(mimeType: String?, charset: String? = nil, configuration: Configuration) {
         self.mimeType = mimeType
+        self.charset = charset
         self.configuration = configuration
+    }
+}
+
+extension BodyDecoder {
+    /// Whether a body means "no content": empty, or exactly one space (Rails' `head :ok`). The text decoders give no
+    /// value and no error for it (SPEC §3.7; AFNetworking's plist test `…Handles204`).
+    @inline(__always)
+    public static func isNoContent(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        body.isEmpty || (body.count == 1 && body[0] == 0x20)
     }
 }
 
@@ -33,6 +45,7 @@ public struct DecodingContext: Sendable {
 public enum DecoderRegistry {
     public static let all: [any BodyDecoder] = [
         JSONBodyDecoder(),
+        XMLBodyDecoder(),
     ]
 
     /// The decoder called `name`, if any.

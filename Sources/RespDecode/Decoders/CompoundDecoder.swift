@@ -50,7 +50,7 @@ public struct CompoundDecoder: Sendable {
         if let method = record.method { line.string("method", method) }
         line.integer("status", record.status)
 
-        let mimeType = writeContentType(of: record.headers, line: line, warnings: &warnings)
+        let (mimeType, charset) = writeContentType(of: record.headers, line: line, warnings: &warnings)
 
         let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
         if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
@@ -66,8 +66,8 @@ public struct CompoundDecoder: Sendable {
                 return fail(line, decoder: "none", error.chained(over: statusError), body: body)
             }
             if let entry = configuration.chain.first(where: { $0.accepts(mimeType) }) {
-                return decode(body, with: entry.decoder, mimeType: mimeType, statusError: statusError, line: line,
-                    warnings: &warnings)
+                return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
+                    statusError: statusError, line: line, warnings: &warnings)
             }
             if configuration.strictTypes && !(mimeType == nil && body.isEmpty) {
                 let typeError = Validation.contentTypeError(mimeType)
@@ -75,7 +75,8 @@ public struct CompoundDecoder: Sendable {
             }
             // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
             if let statusError { return fail(line, decoder: raw.name, statusError, body: body) }
-            return decode(body, with: raw, mimeType: mimeType, statusError: nil, line: line, warnings: &warnings)
+            return decode(body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
+                warnings: &warnings)
         }
         if let trailers = record.trailers { line.fields("trailers", trailers) }
         if !warnings.isEmpty { line.stringArray("warnings", warnings) }
@@ -83,9 +84,11 @@ public struct CompoundDecoder: Sendable {
         return ok
     }
 
-    /// Writes `"contentType"` (the MIME type of SPEC §3.2, or null) and returns it.
+    /// Writes `"contentType"` (the MIME type of SPEC §3.2, or null) and returns it with the `charset` parameter.
     @discardableResult
-    private func writeContentType(of headers: HeaderFields, line: ResultLine, warnings: inout [String]) -> String? {
+    private func writeContentType(
+        of headers: HeaderFields, line: ResultLine, warnings: inout [String]
+    ) -> (mimeType: String?, charset: String?) {
         let contentTypes = headers.values("Content-Type")
         if contentTypes.count > 1 && contentTypes.contains(where: { $0 != contentTypes[0] }) {
             warnings.append("several differing Content-Type fields; the last one is used")
@@ -93,11 +96,11 @@ public struct CompoundDecoder: Sendable {
         let mimeType = contentTypes.last.flatMap(MediaType.mimeType(ofContentType:))
         line.key("contentType")
         if let mimeType { line.out.appendJSONString(mimeType) } else { line.out.append(ascii: "null") }
-        return mimeType
+        return (mimeType, contentTypes.last.flatMap(MediaType.charset(ofContentType:)))
     }
 
     private func decode(
-        _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?,
+        _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, charset: String?,
         statusError: RecordError?, line: ResultLine, warnings: inout [String]
     ) -> Bool {
         let out = line.out
@@ -105,7 +108,7 @@ public struct CompoundDecoder: Sendable {
         let mark = out.mark
         line.bool("ok", statusError == nil)
         line.key("value")
-        var context = DecodingContext(mimeType: mimeType, configuration: configuration)
+        var context = DecodingContext(mimeType: mimeType, charset: charset, configuration: configuration)
         do {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings

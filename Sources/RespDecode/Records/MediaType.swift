@@ -11,6 +11,21 @@ public enum MediaType {
         let hasUpper = trimmed.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
         return hasUpper ? String(decoding: trimmed.utf8.map(asciiLower), as: UTF8.self) : String(trimmed)
     }
+
+    /// The `charset` parameter of a `Content-Type` field value (RFC 9110 §8.3.1), unquoted, or `nil`.
+    public static func charset(ofContentType value: String) -> String? {
+        for parameter in value.split(separator: ";").dropFirst() {
+            guard let equals = parameter.firstIndex(of: "=") else { continue }
+            let name = parameter[..<equals].trimmingOWS()
+            guard name.utf8.count == 7, name.lowercased() == "charset" else { continue }
+            var charset = parameter[parameter.index(after: equals)...].trimmingOWS()
+            if charset.count >= 2, charset.hasPrefix("\""), charset.hasSuffix("\"") {
+                charset = charset.dropFirst().dropLast()
+            }
+            return charset.isEmpty ? nil : String(charset)
+        }
+        return nil
+    }
 }
 
 /// An acceptable-type pattern of a decoder: `application/json`, `application/*`, `*/*`, `*/json`, or a

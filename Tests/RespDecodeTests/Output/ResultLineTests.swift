@@ -102,8 +102,11 @@ struct ResultLineTests {
     @Test func suffixTypesAndRawValues() {
         let problem = HeaderFields([("Content-Type", "application/problem+json")])
         #expect(line(ResponseRecord(offset: 0, status: 200, headers: problem, body: Array("{}".utf8))).contains(#""decoder":"json""#))
+        // `+xml` is the structured suffix here, so the xml decoder takes it, not json.
         let bare = HeaderFields([("Content-Type", "application/json+xml")])
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: bare, body: Array("{}".utf8))).contains(#""decoder":"raw""#))
+        #expect(line(ResponseRecord(offset: 0, status: 200, headers: bare, body: Array("{}".utf8))).contains(#""decoder":"xml""#))
+        let neither = HeaderFields([("Content-Type", "application/jsonp")])
+        #expect(line(ResponseRecord(offset: 0, status: 200, headers: neither, body: Array("{}".utf8))).contains(#""decoder":"raw""#))
         let text = HeaderFields([("Content-Type", "text/plain")])
         #expect(line(ResponseRecord(offset: 0, status: 200, headers: text, body: Array("é\u{1}\"".utf8)))
             .contains(#""value":{"text":"é\u0001\""}"#))

@@ -13,7 +13,7 @@ public struct JSONBodyDecoder: BodyDecoder {
         _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
     ) throws(RecordError) -> Bool {
         // An empty body, or exactly one space (Rails' `head :ok`), means "no content": no value and no error (SPEC §3.7).
-        if body.isEmpty || (body.count == 1 && body[0] == 0x20) { return false }
+        if Self.isNoContent(body) { return false }
         let options = JSONTranscoder.Options(
             stripNulls: context.configuration.stripNulls, maxDepth: context.configuration.limits.maxDepth)
         try JSONTranscoder(options: options).transcode(body, into: output)

@@ -1,0 +1,317 @@
+// The one file that talks to libxml2. Nothing of libxml2's (types, options, globals) is visible outside it: the XML and
+// XML-plist decoders see a SAX-style event sink (`XMLEventSink`) and an error value (`XMLParseFailure`).
+//
+// Why SAX2 and not a tree: the decoders write JSON as events arrive, so no tree is built, walked and freed per record
+// (measured in BENCHMARKS.md; a DOM build alone costs about what `xmllint --noout` spends).
+//
+// Safety settings (reference/reliability.md §1.4, for libxml2 2.9.14 and later):
+// - `XML_PARSE_NOENT`: entities are substituted by the parser, so libxml2's amplification checks run (without it,
+//   2.9.x accepts the quadratic blowup and leaves the expansion to the caller);
+// - a process-wide external entity loader that refuses everything (`XML_PARSE_NONET` does not stop `file://`), so
+//   no external entity, parameter entity or DTD is ever read, whatever the options;
+// - `XML_PARSE_NONET` all the same, no `DTDLOAD`/`DTDATTR`/`DTDVALID`/`XINCLUDE`, and never `XML_PARSE_HUGE` (which
+//   switches the billion-laughs check off in 2.9.x);
+// - errors are captured per parse (never printed): the generic error handler is silenced on every parsing thread,
+//   since encoding errors bypass the parser context in 2.9.x.
+internal import CLibXML2
+
+/// Receives one document's events. Each method returns `false` to stop the parse (the sink keeps its own reason).
+protocol XMLEventSink: AnyObject {
+    func startElement(_ element: XMLElementStart) -> Bool
+    func endElement() -> Bool
+    /// Character data: text, CDATA content and substituted entities, in document order, in pieces of any size.
+    func characters(_ text: UnsafeBufferPointer<UInt8>) -> Bool
+}
+
+/// An element's start tag as libxml2 reports it. Every byte sequence is UTF-8 and valid only during the callback.
+struct XMLElementStart {
+    fileprivate let localNamePointer: UnsafePointer<UInt8>
+    fileprivate let prefixPointer: UnsafePointer<UInt8>?
+    fileprivate let namespacePointer: UnsafePointer<UInt8>?
+    /// Pairs (prefix or nil, URI) of the namespace declarations on this element.
+    fileprivate let namespaces: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    /// Quintuples (local name, prefix, URI, value start, value end) of the attributes.
+    fileprivate let attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+
+    /// Number of namespace declarations (`xmlns`, `xmlns:p`) on the element.
+    let namespaceCount: Int
+    /// Number of attributes, namespace declarations not counted.
+    let attributeCount: Int
+
+    var localName: UnsafeBufferPointer<UInt8> { cString(localNamePointer) }
+    var prefix: UnsafeBufferPointer<UInt8>? { prefixPointer.map(cString) }
+    /// The element's namespace URI, if it is in one.
+    var namespaceURI: UnsafeBufferPointer<UInt8>? { namespacePointer.map(cString) }
+
+    /// The `i`th namespace declaration: its prefix (nil for the default namespace) and URI.
+    func namespaceDeclaration(at i: Int) -> (prefix: UnsafeBufferPointer<UInt8>?, uri: UnsafeBufferPointer<UInt8>) {
+        let pair = namespaces! + 2 * i
+        return (pair[0].map(cString), pair[1].map(cString) ?? UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    /// The `i`th attribute: its prefix, local name and (normalized, entity-substituted) value.
+    func attribute(at i: Int) -> (prefix: UnsafeBufferPointer<UInt8>?, localName: UnsafeBufferPointer<UInt8>,
+        value: UnsafeBufferPointer<UInt8>)
+    {
+        let fields = attributes! + 5 * i
+        let start = fields[3]!
+        let value = UnsafeBufferPointer(start: start, count: fields[4]! - start)
+        return (fields[1].map(cString), cString(fields[0]!), value)
+    }
+}
+
+/// Why libxml2 rejected a document: its message and where it stopped.
+struct XMLParseFailure: Error {
+    /// libxml2's message, without the trailing line feed.
+    var message: String
+    /// 1-based line and column, 0 when libxml2 did not say.
+    var line: Int
+    var column: Int
+    /// Bytes of the body consumed when the error was found.
+    var offset: Int
+}
+
+/// One libxml2 SAX2 parse with respdecode's safety settings.
+enum LibXML2 {
+    /// How a parse ended.
+    enum Outcome {
+        /// The document is well-formed and every event was delivered.
+        case parsed
+        /// The sink returned `false`.
+        case stoppedBySink
+        /// libxml2 found the document not well-formed (or hit one of its own limits).
+        case failed(XMLParseFailure)
+        /// Entity references expanded to more than ``maxEntityExpansion(forBodyBytes:)`` bytes.
+        case entityExpansionExceeded(limit: Int)
+    }
+
+    /// Most bytes of content that entity references may produce in one document: 1 MiB plus 10 times the body.
+    ///
+    /// libxml2 2.9.x's own amplification check works only when it builds a tree; in SAX mode it let the quadratic
+    /// blowup (`defusedxml/quadratic.xml`, 103 KB) expand to 100 MB. Libxml2 ≥ 2.12 uses a factor of 5 over the
+    /// input; 10 leaves room for documents that use entities as abbreviations.
+    static func maxEntityExpansion(forBodyBytes bytes: Int) -> Int {
+        let (scaled, overflow) = bytes.multipliedReportingOverflow(by: 10)
+        return overflow ? Int.max : scaled.addingReportingOverflow(1 << 20).overflow ? Int.max : scaled + (1 << 20)
+    }
+
+    /// Parses `body` as one XML document, sending its events to `sink`.
+    /// - Parameters:
+    ///   - encoding: an encoding to use instead of the document's own declaration (a `charset` parameter, RFC 7303
+    ///     §3); ignored when the body starts with a byte order mark. An encoding libxml2 does not know gives a
+    ///     warning and is ignored.
+    ///   - warnings: libxml2's warnings and recoverable errors (namespace errors, refused external entities, …).
+    static func parse(
+        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: any XMLEventSink, warnings: inout [String]
+    ) -> Outcome {
+        _ = processSetup
+        silenceGenericErrors()
+        guard body.count <= Int(Int32.max) else {
+            return .failed(XMLParseFailure(message: "document larger than 2 GiB", line: 0, column: 0, offset: 0))
+        }
+        // An empty buffer makes xmlCreateMemoryParserCtxt fail; libxml2 would report "Document is empty".
+        guard let base = body.baseAddress, !body.isEmpty else {
+            return .failed(XMLParseFailure(message: "Document is empty", line: 1, column: 1, offset: 0))
+        }
+        guard let ctxt = base.withMemoryRebound(to: CChar.self, capacity: body.count, {
+            xmlCreateMemoryParserCtxt($0, Int32(body.count))
+        }) else {
+            return .failed(XMLParseFailure(message: "out of memory", line: 0, column: 0, offset: 0))
+        }
+        defer {
+            if let doc = ctxt.pointee.myDoc { xmlFreeDoc(doc) }
+            ctxt.pointee.myDoc = nil
+            xmlFreeParserCtxt(ctxt)
+        }
+        let session = SAXSession(
+            sink: sink, context: ctxt, maxEntityExpansion: maxEntityExpansion(forBodyBytes: body.count))
+        let retained = Unmanaged.passRetained(session)
+        defer { retained.release() }
+        ctxt.pointee.sax.pointee = saxHandler
+        ctxt.pointee._private = retained.toOpaque()
+        _ = xmlCtxtUseOptions(ctxt, Int32(parseOptions))
+
+        if let encoding, !startsWithByteOrderMark(body) {
+            if let handler = xmlFindCharEncodingHandler(encoding) {
+                _ = xmlSwitchToEncoding(ctxt, handler)
+            } else {
+                session.warn("charset '\(encoding)' is not known to libxml2; the document's own encoding is used")
+            }
+        }
+        _ = xmlParseDocument(ctxt)
+        warnings += session.warnings
+
+        if session.entityExpansionExceeded { return .entityExpansionExceeded(limit: session.maxEntityExpansion) }
+        if session.stoppedBySink { return .stoppedBySink }
+        if ctxt.pointee.wellFormed == 0 || session.failure != nil {
+            var failure = session.failure ?? XMLParseFailure(
+                message: "not well-formed", line: Int(ctxt.pointee.input?.pointee.line ?? 0),
+                column: Int(ctxt.pointee.input?.pointee.col ?? 0), offset: 0)
+            failure.offset = min(max(failure.offset, 0), body.count)
+            return .failed(failure)
+        }
+        return .parsed
+    }
+
+    /// Options of every parse; see the top of this file.
+    private static let parseOptions =
+        XML_PARSE_NOENT.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+        | XML_PARSE_NOWARNING.rawValue
+
+    private static func startsWithByteOrderMark(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        if body.count >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF { return true }
+        return body.count >= 2 && ((body[0] == 0xFE && body[1] == 0xFF) || (body[0] == 0xFF && body[1] == 0xFE))
+    }
+
+    /// The handler: libxml2's own SAX2 callbacks for the prolog and DTD (they keep entity declarations, which
+    /// substitution needs), ours for elements and character data, nothing for comments and processing instructions.
+    nonisolated(unsafe) private static let saxHandler: xmlSAXHandler = {
+        var sax = xmlSAXHandler()
+        xmlSAXVersion(&sax, 2)
+        sax.startElement = nil
+        sax.endElement = nil
+        sax.startElementNs = startElementCallback
+        sax.endElementNs = endElementCallback
+        sax.characters = charactersCallback
+        sax.ignorableWhitespace = charactersCallback
+        sax.cdataBlock = charactersCallback
+        sax.reference = nil
+        sax.comment = nil
+        sax.processingInstruction = nil
+        sax.warning = nil
+        sax.error = nil
+        sax.fatalError = nil
+        sax.serror = structuredErrorCallback
+        return sax
+    }()
+}
+
+/// Done once per process before the first parse.
+private let processSetup: Void = {
+    xmlInitParser()
+    xmlSetExternalEntityLoader(refuseExternalEntity)
+    // libxml2's own nesting cap is 256 (2.9.x); the decoders enforce the configured `maxDepth` (at most 1,000,000,
+    // the command line's bound) themselves, so libxml2's is put just above that. Element parsing is not recursive in
+    // libxml2 ≥ 2.9.11, so deep documents cost heap, not stack.
+    respdecode_xml_set_max_depth(1_000_001)
+}()
+
+/// libxml2 keeps its generic error handler per thread (2.9.x `globals.c`) and prints to stderr by default.
+private func silenceGenericErrors() {
+    respdecode_xml_silence_this_thread()
+}
+
+/// What one parse needs in the callbacks, reached through the parser context's `_private` (which libxml2 copies to
+/// the contexts it makes for entity content).
+private final class SAXSession {
+    let sink: any XMLEventSink
+    /// The document's parser context. Content of an entity reference is parsed by a context libxml2 makes for it,
+    /// so a callback whose context is another one is delivering entity content.
+    let context: xmlParserCtxtPtr
+    let maxEntityExpansion: Int
+    var entityExpansion = 0
+    var stoppedBySink = false
+    var entityExpansionExceeded = false
+    var failure: XMLParseFailure?
+    var warnings: [String] = []
+
+    init(sink: any XMLEventSink, context: xmlParserCtxtPtr, maxEntityExpansion: Int) {
+        self.sink = sink
+        self.context = context
+        self.maxEntityExpansion = maxEntityExpansion
+    }
+
+    func stop() {
+        stoppedBySink = true
+        xmlStopParser(context)
+    }
+
+    /// Counts `bytes` of entity content when `ctx` is not the document's context; stops the parse past the limit.
+    @inline(__always)
+    func countExpansion(_ bytes: Int, in ctx: UnsafeMutableRawPointer?) -> Bool {
+        guard ctx != UnsafeMutableRawPointer(context) else { return true }
+        entityExpansion &+= bytes
+        guard entityExpansion > maxEntityExpansion else { return true }
+        entityExpansionExceeded = true
+        stop()
+        return false
+    }
+
+    func warn(_ text: String) {
+        // A few distinct warnings say enough; a hostile document could raise thousands.
+        if warnings.count < 8 && !warnings.contains(text) { warnings.append(text) }
+    }
+}
+
+@inline(__always)
+private func session(_ ctx: UnsafeMutableRawPointer?) -> SAXSession? {
+    guard let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ctxt.pointee._private else {
+        return nil
+    }
+    let session = Unmanaged<SAXSession>.fromOpaque(me).takeUnretainedValue()
+    return session.stoppedBySink || session.failure != nil || session.entityExpansionExceeded ? nil : session
+}
+
+private func startElementCallback(
+    _ ctx: UnsafeMutableRawPointer?, _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
+    _ uri: UnsafePointer<xmlChar>?, _ namespaceCount: Int32,
+    _ namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ attributeCount: Int32, _ defaultedCount: Int32,
+    _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+) {
+    guard let session = session(ctx), let localName else { return }
+    // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
+    guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
+    let start = XMLElementStart(
+        localNamePointer: localName, prefixPointer: prefix, namespacePointer: uri, namespaces: namespaces,
+        attributes: attributes, namespaceCount: Int(namespaceCount), attributeCount: Int(attributeCount))
+    if !session.sink.startElement(start) { session.stop() }
+}
+
+private func endElementCallback(
+    _ ctx: UnsafeMutableRawPointer?, _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
+    _ uri: UnsafePointer<xmlChar>?
+) {
+    guard let session = session(ctx) else { return }
+    if !session.sink.endElement() { session.stop() }
+}
+
+private func charactersCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafePointer<xmlChar>?, _ length: Int32) {
+    guard let session = session(ctx), let text, length > 0 else { return }
+    guard session.countExpansion(Int(length), in: ctx) else { return }
+    if !session.sink.characters(UnsafeBufferPointer(start: text, count: Int(length))) { session.stop() }
+}
+
+private func structuredErrorCallback(_ ctx: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<xmlError>?) {
+    guard let error, let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ctxt.pointee._private
+    else { return }
+    let session = Unmanaged<SAXSession>.fromOpaque(me).takeUnretainedValue()
+    var message = error.pointee.message.map { String(cString: $0) } ?? "error \(error.pointee.code)"
+    while message.last == "\n" || message.last == " " { message.removeLast() }
+    switch error.pointee.level {
+    case XML_ERR_FATAL:
+        guard session.failure == nil else { return }
+        session.failure = XMLParseFailure(
+            message: message, line: Int(error.pointee.line), column: Int(error.pointee.int2),
+            offset: Int(xmlByteConsumed(session.context)))
+    default:
+        session.warn("libxml2: \(message)")
+    }
+}
+
+private func refuseExternalEntity(
+    _ url: UnsafePointer<CChar>?, _ id: UnsafePointer<CChar>?, _ ctxt: xmlParserCtxtPtr?
+) -> xmlParserInputPtr? {
+    if let me = ctxt?.pointee._private {
+        let session = Unmanaged<SAXSession>.fromOpaque(me).takeUnretainedValue()
+        let name = url.map { String(cString: $0) } ?? id.map { String(cString: $0) } ?? "?"
+        session.warn("external entity '\(name)' not loaded (external entities and DTDs are never read)")
+    }
+    return nil
+}
+
+@inline(__always)
+private func cString(_ pointer: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    var n = 0
+    while pointer[n] != 0 { n += 1 }
+    return UnsafeBufferPointer(start: pointer, count: n)
+}

@@ -1,0 +1,177 @@
+/// The xml decoder (AFNetworking's `AFXMLParserResponseSerializer` types, but the document is parsed): libxml2's SAX2
+/// events written straight as the JSON tree of SPEC §4 (see ``XMLTreeWriter``).
+public struct XMLBodyDecoder: BodyDecoder {
+    public let name = "xml"
+
+    /// `application/xml`, `text/xml` (AFNetworking's two) and any `+xml` type (RFC 7303 §9.2).
+    public let defaultAcceptableTypes: [MediaTypePattern] = ["application/xml", "text/xml", "*/*+xml"]
+        .compactMap(MediaTypePattern.init)
+
+    public init() {}
+
+    public func decode(
+        _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
+    ) throws(RecordError) -> Bool {
+        if Self.isNoContent(body) { return false }
+        let configuration = context.configuration
+        let writer = XMLTreeWriter(
+            output: output, keepWhitespace: configuration.xmlKeepWhitespace,
+            maxDepth: configuration.limits.maxDepth, maxValueBytes: configuration.limits.maxValueBytes)
+        let mark = output.mark
+        let outcome = LibXML2.parse(body, encoding: context.charset, sink: writer, warnings: &context.warnings)
+        switch outcome {
+        case .parsed:
+            return true
+        case .stoppedBySink:
+            output.rollback(to: mark)
+            throw writer.error ?? RecordError(.invalidXML, "parse stopped")
+        case .entityExpansionExceeded(let limit):
+            output.rollback(to: mark)
+            throw RecordError(
+                .limitExceeded, "entity references expand to more than \(limit) bytes (1 MiB plus 10 times the body)")
+        case .failed(let failure):
+            output.rollback(to: mark)
+            throw RecordError(
+                .invalidXML, failure.message,
+                location: .init(offset: failure.offset, line: failure.line, column: failure.column))
+        }
+    }
+}
+
+/// Writes one document's events as `{"name":…,"namespace":…,"attributes":{…},"children":[…]}`.
+///
+/// - `name` keeps the prefix (`soap:Envelope`); `namespace` is the element's namespace URI, when it has one.
+/// - `attributes` holds the namespace declarations (`xmlns`, `xmlns:p`) and the attributes, in document order, with
+///   entity-substituted, normalized values; it is left out when there are none.
+/// - `children` holds elements and text strings in document order; adjacent text, CDATA and character or entity
+///   references make one string; comments and processing instructions are left out (text on both sides of one joins
+///   up). Whitespace-only text is dropped unless `keepWhitespace`. `children` is left out when empty.
+final class XMLTreeWriter: XMLEventSink {
+    private let out: OutputBuffer
+    private let keepWhitespace: Bool
+    private let maxDepth: Int
+    /// `out.count` may not pass this.
+    private let valueEnd: Int
+    /// Per open element: whether its `"children":[` has been written.
+    private var openChildren: [Bool] = []
+    /// Character data not yet written, and whether it is all white space so far.
+    private var text: [UInt8] = []
+    private var textIsBlank = true
+    /// Why the writer stopped the parse.
+    private(set) var error: RecordError?
+
+    init(output: OutputBuffer, keepWhitespace: Bool, maxDepth: Int, maxValueBytes: Int) {
+        out = output
+        self.keepWhitespace = keepWhitespace
+        self.maxDepth = maxDepth
+        let (end, overflow) = output.count.addingReportingOverflow(maxValueBytes)
+        valueEnd = overflow ? Int.max : end
+        openChildren.reserveCapacity(32)
+    }
+
+    func startElement(_ element: XMLElementStart) -> Bool {
+        if !flushText() { return false }
+        guard openChildren.count < maxDepth else {
+            error = RecordError(.limitExceeded, "XML elements nested deeper than \(maxDepth)")
+            return false
+        }
+        if !openChildren.isEmpty { openChild() }
+        out.append(ascii: "{\"name\":\"")
+        // XML names never hold a quote, a backslash or a control character, and libxml2 gives them as UTF-8.
+        if let prefix = element.prefix {
+            out.append(prefix)
+            out.append(UInt8(ascii: ":"))
+        }
+        out.append(element.localName)
+        out.append(UInt8(ascii: "\""))
+        if let uri = element.namespaceURI {
+            out.append(ascii: ",\"namespace\":")
+            if !appendString(uri) { return false }
+        }
+        if element.namespaceCount + element.attributeCount > 0 {
+            out.append(ascii: ",\"attributes\":{")
+            for i in 0..<element.namespaceCount {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                let (prefix, uri) = element.namespaceDeclaration(at: i)
+                if let prefix {
+                    out.append(ascii: "\"xmlns:")
+                    out.append(prefix)
+                    out.append(ascii: "\":")
+                } else {
+                    out.append(ascii: "\"xmlns\":")
+                }
+                if !appendString(uri) { return false }
+            }
+            for i in 0..<element.attributeCount {
+                if i > 0 || element.namespaceCount > 0 { out.append(UInt8(ascii: ",")) }
+                let (prefix, localName, value) = element.attribute(at: i)
+                out.append(UInt8(ascii: "\""))
+                if let prefix {
+                    out.append(prefix)
+                    out.append(UInt8(ascii: ":"))
+                }
+                out.append(localName)
+                out.append(ascii: "\":")
+                if !appendString(value) { return false }
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        openChildren.append(false)
+        return withinBudget()
+    }
+
+    func endElement() -> Bool {
+        if !flushText() { return false }
+        if openChildren.removeLast() { out.append(UInt8(ascii: "]")) }
+        out.append(UInt8(ascii: "}"))
+        return true
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if textIsBlank && !keepWhitespace { textIsBlank = isXMLWhitespace(bytes) }
+        text.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Writes the pending character data as a text child, unless it is only white space and that is dropped.
+    private func flushText() -> Bool {
+        defer {
+            text.removeAll(keepingCapacity: text.capacity <= 1 << 20)
+            textIsBlank = true
+        }
+        guard !text.isEmpty, !(textIsBlank && !keepWhitespace), !openChildren.isEmpty else { return true }
+        openChild()
+        let ok = text.withUnsafeBufferPointer { appendString($0) }
+        return ok && withinBudget()
+    }
+
+    /// Writes the separator before a child of the innermost open element: `,"children":[` for the first, else `,`.
+    @inline(__always)
+    private func openChild() {
+        if openChildren[openChildren.count - 1] {
+            out.append(UInt8(ascii: ","))
+        } else {
+            out.append(ascii: ",\"children\":[")
+            openChildren[openChildren.count - 1] = true
+        }
+    }
+
+    private func appendString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if out.appendJSONString(utf8: bytes) { return true }
+        // libxml2 hands out UTF-8 it has checked; this is a guard, not an expected path.
+        error = RecordError(.invalidXML, "libxml2 produced text that is not UTF-8")
+        return false
+    }
+
+    private func withinBudget() -> Bool {
+        guard out.count > valueEnd else { return true }
+        error = RecordError(.limitExceeded, "XML value larger than the value limit (maxValueBytes)")
+        return false
+    }
+}
+
+/// Whether every byte is XML white space (#x20 | #x9 | #xD | #xA).
+private func isXMLWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where byte != 0x20 && byte != 0x0A && byte != 0x09 && byte != 0x0D { return false }
+    return true
+}
