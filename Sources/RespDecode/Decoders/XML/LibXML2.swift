@@ -204,15 +204,19 @@ private func silenceGenericErrors() {
 /// What one parse needs in the callbacks, reached through the parser context's `_private` (which libxml2 copies to
 /// the contexts it makes for entity content).
 private final class SAXSession {
+    // Callbacks run one at a time on the parsing thread and never overlap on a property, so the hot properties skip
+    // Swift's dynamic exclusivity checks (they cost a fifth of the time of a large document).
     let sink: any XMLEventSink
     /// The document's parser context. Content of an entity reference is parsed by a context libxml2 makes for it,
     /// so a callback whose context is another one is delivering entity content.
     let context: xmlParserCtxtPtr
     let maxEntityExpansion: Int
-    var entityExpansion = 0
-    var stoppedBySink = false
-    var entityExpansionExceeded = false
-    var failure: XMLParseFailure?
+    @exclusivity(unchecked) var entityExpansion = 0
+    /// False once the parse has stopped for any reason: later events are ignored.
+    @exclusivity(unchecked) var active = true
+    @exclusivity(unchecked) var stoppedBySink = false
+    @exclusivity(unchecked) var entityExpansionExceeded = false
+    @exclusivity(unchecked) var failure: XMLParseFailure?
     var warnings: [String] = []
 
     init(sink: any XMLEventSink, context: xmlParserCtxtPtr, maxEntityExpansion: Int) {
@@ -223,6 +227,7 @@ private final class SAXSession {
 
     func stop() {
         stoppedBySink = true
+        active = false
         xmlStopParser(context)
     }
 
@@ -234,6 +239,7 @@ private final class SAXSession {
         guard entityExpansion > maxEntityExpansion else { return true }
         entityExpansionExceeded = true
         stop()
+        stoppedBySink = false
         return false
     }
 
@@ -243,13 +249,14 @@ private final class SAXSession {
     }
 }
 
+/// Runs `body` with the session of the parse that `ctx` (a parser context) belongs to, while that parse is active,
+/// without retaining it (the parse holds a reference for its whole length).
 @inline(__always)
-private func session(_ ctx: UnsafeMutableRawPointer?) -> SAXSession? {
-    guard let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ctxt.pointee._private else {
-        return nil
+private func withActiveSession(_ ctx: UnsafeMutableRawPointer?, _ body: (SAXSession) -> Void) {
+    guard let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ctxt.pointee._private else { return }
+    Unmanaged<SAXSession>.fromOpaque(me)._withUnsafeGuaranteedRef { session in
+        if session.active { body(session) }
     }
-    let session = Unmanaged<SAXSession>.fromOpaque(me).takeUnretainedValue()
-    return session.stoppedBySink || session.failure != nil || session.entityExpansionExceeded ? nil : session
 }
 
 private func startElementCallback(
@@ -258,27 +265,32 @@ private func startElementCallback(
     _ namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ attributeCount: Int32, _ defaultedCount: Int32,
     _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
 ) {
-    guard let session = session(ctx), let localName else { return }
-    // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
-    guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
-    let start = XMLElementStart(
-        localNamePointer: localName, prefixPointer: prefix, namespacePointer: uri, namespaces: namespaces,
-        attributes: attributes, namespaceCount: Int(namespaceCount), attributeCount: Int(attributeCount))
-    if !session.sink.startElement(start) { session.stop() }
+    guard let localName else { return }
+    withActiveSession(ctx) { session in
+        // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
+        guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
+        let start = XMLElementStart(
+            localNamePointer: localName, prefixPointer: prefix, namespacePointer: uri, namespaces: namespaces,
+            attributes: attributes, namespaceCount: Int(namespaceCount), attributeCount: Int(attributeCount))
+        if !session.sink.startElement(start) { session.stop() }
+    }
 }
 
 private func endElementCallback(
     _ ctx: UnsafeMutableRawPointer?, _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
     _ uri: UnsafePointer<xmlChar>?
 ) {
-    guard let session = session(ctx) else { return }
-    if !session.sink.endElement() { session.stop() }
+    withActiveSession(ctx) { session in
+        if !session.sink.endElement() { session.stop() }
+    }
 }
 
 private func charactersCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafePointer<xmlChar>?, _ length: Int32) {
-    guard let session = session(ctx), let text, length > 0 else { return }
-    guard session.countExpansion(Int(length), in: ctx) else { return }
-    if !session.sink.characters(UnsafeBufferPointer(start: text, count: Int(length))) { session.stop() }
+    guard let text, length > 0 else { return }
+    withActiveSession(ctx) { session in
+        guard session.countExpansion(Int(length), in: ctx) else { return }
+        if !session.sink.characters(UnsafeBufferPointer(start: text, count: Int(length))) { session.stop() }
+    }
 }
 
 private func structuredErrorCallback(_ ctx: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<xmlError>?) {
@@ -290,6 +302,7 @@ private func structuredErrorCallback(_ ctx: UnsafeMutableRawPointer?, _ error: U
     switch error.pointee.level {
     case XML_ERR_FATAL:
         guard session.failure == nil else { return }
+        session.active = false
         session.failure = XMLParseFailure(
             message: message, line: Int(error.pointee.line), column: Int(error.pointee.int2),
             offset: Int(xmlByteConsumed(session.context)))

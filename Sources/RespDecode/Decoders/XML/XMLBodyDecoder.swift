@@ -52,11 +52,13 @@ final class XMLTreeWriter: XMLEventSink {
     private let maxDepth: Int
     /// `out.count` may not pass this.
     private let valueEnd: Int
+    // Events come one at a time and no two accesses to a property overlap, so Swift's dynamic exclusivity checks
+    // (a tenth of the time of a large document) are skipped on the hot properties.
     /// Per open element: whether its `"children":[` has been written.
-    private var openChildren: [Bool] = []
+    @exclusivity(unchecked) private var openChildren: [Bool] = []
     /// Character data not yet written, and whether it is all white space so far.
-    private var text: [UInt8] = []
-    private var textIsBlank = true
+    @exclusivity(unchecked) private var text: [UInt8] = []
+    @exclusivity(unchecked) private var textIsBlank = true
     /// Why the writer stopped the parse.
     private(set) var error: RecordError?
 
