@@ -40,7 +40,8 @@ let package = Package(
         ),
         .testTarget(
             name: "RespDecodeTests",
-            dependencies: ["RespDecode"]
+            // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on.
+            dependencies: ["RespDecode", "CLibXML2"]
         ),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(

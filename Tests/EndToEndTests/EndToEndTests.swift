@@ -29,9 +29,11 @@ struct EndToEndTests {
     }
 
     /// Runs the binary in the package root with `arguments`, feeding `stdin` (or nothing).
-    static func run(_ arguments: [String], stdin: Data? = nil, stdoutTo file: FileHandle? = nil) throws -> Run {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, stdoutTo file: FileHandle? = nil, executable: String? = nil
+    ) throws -> Run {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
         let output = Pipe()

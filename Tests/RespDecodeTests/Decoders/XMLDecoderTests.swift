@@ -171,6 +171,18 @@ struct XMLDecoderTests {
         #expect(decodeXML(few).value?.count ?? 0 > 20 * 50_000)
     }
 
+    @Test func defaultAttributesCountAsExpansion() throws {
+        // 2,000 defaulted attributes on each of 20,000 empty elements: a 130 KB body that would expand to ~700 MB.
+        let attributes = (0..<2000).map { "a\($0) CDATA 'v'" }.joined(separator: " ")
+        let body = "<!DOCTYPE doc [<!ATTLIST e \(attributes)>]><doc>" + String(repeating: "<e/>", count: 20_000) + "</doc>"
+        let started = ContinuousClock.now
+        let error = try #require(decodeXML(body).error)
+        #expect(error.code == .limitExceeded)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        // A few defaults are ordinary.
+        #expect(decodeXML("<!DOCTYPE r [<!ATTLIST r a CDATA 'x'>]><r/>").value == #"{"name":"r","attributes":{"a":"x"}}"#)
+    }
+
     @Test func externalEntitiesAreNeverRead() throws {
         // Every name below exists or would answer; none may be read or connected to.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-xxe-\(getpid())")

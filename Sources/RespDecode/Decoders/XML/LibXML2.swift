@@ -104,6 +104,17 @@ enum LibXML2 {
     static func parse(
         _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: any XMLEventSink, warnings: inout [String]
     ) -> Outcome {
+        // libxml2 2.9.14 cannot read UTF-32 ("Document is empty", "switching encoding: encoder error"; xmllint fails
+        // the same way), though the XML spec allows it and XML plists come in it (dd-plist's test files): transcode.
+        if let utf32 = UTF32Text(body), let utf8 = utf32.utf8() {
+            return utf8.withUnsafeBufferPointer { parseBytes($0, encoding: "UTF-8", sink: sink, warnings: &warnings) }
+        }
+        return parseBytes(body, encoding: encoding, sink: sink, warnings: &warnings)
+    }
+
+    private static func parseBytes(
+        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: any XMLEventSink, warnings: inout [String]
+    ) -> Outcome {
         _ = processSetup
         silenceGenericErrors()
         guard body.count <= Int(Int32.max) else {
@@ -186,6 +197,44 @@ enum LibXML2 {
     }()
 }
 
+/// A body in UTF-32, recognised as XML 1.0 Appendix F does: by its byte order mark, or by `<` as its first character.
+private struct UTF32Text {
+    let body: UnsafeBufferPointer<UInt8>
+    let bigEndian: Bool
+    /// Bytes of byte order mark to skip.
+    let start: Int
+
+    init?(_ body: UnsafeBufferPointer<UInt8>) {
+        guard body.count >= 4, body.count % 4 == 0 else { return nil }
+        self.body = body
+        switch (body[0], body[1], body[2], body[3]) {
+        case (0x00, 0x00, 0xFE, 0xFF): (bigEndian, start) = (true, 4)
+        case (0xFF, 0xFE, 0x00, 0x00): (bigEndian, start) = (false, 4)
+        case (0x00, 0x00, 0x00, 0x3C): (bigEndian, start) = (true, 0)
+        case (0x3C, 0x00, 0x00, 0x00): (bigEndian, start) = (false, 0)
+        default: return nil
+        }
+    }
+
+    /// The text in UTF-8 without a byte order mark, or nil when a unit is not a Unicode scalar (libxml2 then reports
+    /// the document as it is).
+    func utf8() -> [UInt8]? {
+        var result: [UInt8] = []
+        result.reserveCapacity((body.count - start) / 4 + 16)
+        var i = start
+        while i < body.count {
+            let unit =
+                bigEndian
+                ? UInt32(body[i]) << 24 | UInt32(body[i + 1]) << 16 | UInt32(body[i + 2]) << 8 | UInt32(body[i + 3])
+                : UInt32(body[i + 3]) << 24 | UInt32(body[i + 2]) << 16 | UInt32(body[i + 1]) << 8 | UInt32(body[i])
+            guard let scalar = Unicode.Scalar(unit) else { return nil }
+            result.append(contentsOf: UTF8.encode(scalar)!)
+            i += 4
+        }
+        return result
+    }
+}
+
 /// Done once per process before the first parse.
 private let processSetup: Void = {
     xmlInitParser()
@@ -231,10 +280,11 @@ private final class SAXSession {
         xmlStopParser(context)
     }
 
-    /// Counts `bytes` of entity content when `ctx` is not the document's context; stops the parse past the limit.
+    /// Counts `bytes` of entity content when `ctx` is not the document's context (or always, for content the DTD
+    /// adds, such as default attributes); stops the parse past the limit.
     @inline(__always)
-    func countExpansion(_ bytes: Int, in ctx: UnsafeMutableRawPointer?) -> Bool {
-        guard ctx != UnsafeMutableRawPointer(context) else { return true }
+    func countExpansion(_ bytes: Int, in ctx: UnsafeMutableRawPointer?, always: Bool = false) -> Bool {
+        guard always || ctx != UnsafeMutableRawPointer(context) else { return true }
         entityExpansion &+= bytes
         guard entityExpansion > maxEntityExpansion else { return true }
         entityExpansionExceeded = true
@@ -269,6 +319,16 @@ private func startElementCallback(
     withActiveSession(ctx) { session in
         // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
         guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
+        // Attributes defaulted by an ATTLIST declaration are DTD-made content too (libxml2's
+        // `errors/quadratic-defattr.xml` expands 5 KB to 948 KB that way), wherever the element is.
+        if defaultedCount > 0, let attributes {
+            var bytes = 0
+            for i in Int(attributeCount - defaultedCount)..<Int(attributeCount) {
+                let fields = attributes + 5 * i
+                if let start = fields[3], let end = fields[4] { bytes += end - start + 16 }
+            }
+            guard session.countExpansion(bytes, in: ctx, always: true) else { return }
+        }
         let start = XMLElementStart(
             localNamePointer: localName, prefixPointer: prefix, namespacePointer: uri, namespaces: namespaces,
             attributes: attributes, namespaceCount: Int(namespaceCount), attributeCount: Int(attributeCount))
