@@ -46,6 +46,7 @@ public enum DecoderRegistry {
     public static let all: [any BodyDecoder] = [
         JSONBodyDecoder(),
         XMLBodyDecoder(),
+        PlistBodyDecoder(),
     ]
 
     /// The decoder called `name`, if any.

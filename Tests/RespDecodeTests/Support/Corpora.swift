@@ -37,4 +37,23 @@ enum Corpora {
     }
 
     static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+
+    /// The bytes of `path` below the corpora root.
+    static func bytes(_ path: String) throws -> [UInt8] { try bytes(url(path)) }
+
+    /// Every regular file below `folder`, at any depth, as paths relative to `folder`, sorted.
+    static func allFiles(under folder: String) -> [String] {
+        let base = url(folder).standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(atPath: base) else { return [] }
+        var paths: [String] = []
+        while let relative = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                paths.append(relative)
+            }
+        }
+        return paths.sorted()
+    }
 }

@@ -136,6 +136,77 @@ struct AFNetworkingParityTests {
         #expect((line["value"] as? [String: Any])?["key"] as? String == "value")
     }
 
+    // AFXMLParserResponseSerializerTests / AFXMLDocumentResponseSerializerTests (af-parity.md §2): the same body.
+    static let afXML = #"<?xml version="1.0" encoding="UTF-8"?><foo attr1="1" attr2="2"><bar>someValue</bar></foo>"#
+
+    // …testThatXMLParserResponseSerializerAcceptsApplicationXMLMimeType / …AcceptsTextXMLMimeType
+    @Test(arguments: ["application/xml", "text/xml"])
+    func xmlAcceptsItsTypes(_ type: String) throws {
+        let line = try decodeLine(status: 200, contentType: type, body: Self.afXML)
+        #expect(line.decoder == "xml" && line.ok == true && line.errorCode == nil)
+    }
+
+    // …testThatXMLParserResponseSerializerDoesNotAcceptsNonStandardXMLMimeType (a serializer with only xml's types)
+    @Test func xmlDoesNotAcceptNonStandardType() throws {
+        let line = try decodeLine(status: 200, contentType: "nonstandard/xml", body: Self.afXML) {
+            $0.chain = [ChainEntry(decoder: XMLBodyDecoder())]
+            $0.strictTypes = true
+        }
+        #expect(line.errorCode == "unacceptableContentType" && line.urlErrorCode == -1016)
+    }
+
+    // …testThatXMLParserResponseSerializerReturnsNSXMLParserObjectForValidXML and the XMLDocument variant: where AF
+    // hands back a parser or document object, respdecode gives the parsed tree.
+    @Test func xmlReturnsTheDocument() throws {
+        let line = try decodeLine(status: 200, contentType: "application/xml", body: Self.afXML)
+        let value = try #require(line["value"] as? [String: Any])
+        #expect(value["name"] as? String == "foo")
+        #expect(value["attributes"] as? [String: String] == ["attr1": "1", "attr2": "2"])
+        let bar = try #require((value["children"] as? [[String: Any]])?.first)
+        #expect(bar["name"] as? String == "bar" && bar["children"] as? [String] == ["someValue"])
+    }
+
+    // AFXMLDocumentResponseSerializerTests.testThatXMLDocumentResponseSerializerReturnsErrorForInvalidXML
+    // (AFXMLParserResponseSerializer never parses, so it gives no error; a pipeline needs one, SPEC §3.6).
+    @Test func xmlReturnsErrorForInvalidXML() throws {
+        let line = try decodeLine(status: 200, contentType: "application/xml", body: "<foo")
+        #expect(line.ok == false && line.errorCode == "invalidXML" && !line.hasValue)
+        #expect((line["body"] as? [String: Any])?["base64"] as? String == "PGZvbw==")
+    }
+
+    // AFPropertyListResponseSerializerTests.testThatPropertyListResponseSerializerAcceptsPlistData (the body as
+    // produced on Linux, af-parity.md §2)
+    @Test func plistAcceptsPlistData() throws {
+        let body = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            	<key>foo</key>
+            	<string>bar</string>
+            </dict>
+            </plist>
+
+            """
+        let line = try decodeLine(status: 200, contentType: "application/x-plist", body: body)
+        #expect(line.decoder == "plist" && line.ok == true && line.errorCode == nil)
+        #expect(line["value"] as? [String: String] == ["foo": "bar"])
+        #expect(line["warnings"] == nil, "the DOCTYPE's external DTD is not fetched, and that is not worth a warning")
+    }
+
+    // AFPropertyListResponseSerializerTests.testThatPropertyListResponseSerializerHandlesInvalidPlistData
+    @Test func plistHandlesInvalidPlistData() throws {
+        let line = try decodeLine(status: 200, contentType: "application/x-plist", body: #"{"foo":"bar"}"#)
+        #expect(line.ok == false && line.errorCode != nil && !line.hasValue)
+    }
+
+    // AFPropertyListResponseSerializerTests.testThatPropertyListResponseSerializerHandles204 (a stream cannot tell a
+    // nil body from an empty one; both give no value and no error here)
+    @Test func plistHandles204() throws {
+        let line = try decodeLine(status: 204, contentType: "application/x-plist", body: "")
+        #expect(line.ok == true && line.errorCode == nil && !line.hasValue)
+    }
+
     // af-parity.md §1.4, the JSON outcome matrix, row by row where a stream can express it.
     @Test func jsonOutcomeMatrix() throws {
         // yes / yes / valid JSON → object, no error

@@ -1,0 +1,358 @@
+/// Reads an XML property list (`<plist version="1.0">…</plist>`) through libxml2 — the same parser, options and
+/// safety settings as the xml decoder — and writes its value as JSON while the events arrive.
+///
+/// Strict where Python's plistlib is lenient: unknown elements, text inside containers, a `<key>` without a value,
+/// malformed integers, reals, dates and base64 are errors. The root is `<plist>` holding one value, or a bare value.
+/// Integers must fit in -2^63 … 2^64−1; `0x` hexadecimal integers are accepted (as plistlib and libplist do).
+final class XMLPlistReader: XMLEventSink {
+    struct Limits {
+        var maxDepth: Int
+        var maxObjects: Int
+        var maxValueBytes: Int
+    }
+
+    private enum Element {
+        case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
+
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            switch name.count {
+            case 3 where equals(name, "key"): self = .key
+            case 4 where equals(name, "dict"): self = .dict
+            case 4 where equals(name, "real"): self = .real
+            case 4 where equals(name, "date"): self = .date
+            case 4 where equals(name, "data"): self = .data
+            case 4 where equals(name, "true"): self = .true
+            case 5 where equals(name, "plist"): self = .plist
+            case 5 where equals(name, "array"): self = .array
+            case 5 where equals(name, "false"): self = .false
+            case 6 where equals(name, "string"): self = .string
+            case 7 where equals(name, "integer"): self = .integer
+            default: return nil
+            }
+        }
+
+        var isContainer: Bool { self == .dict || self == .array || self == .plist }
+    }
+
+    private struct Frame {
+        var element: Element
+        /// Values (or, in a dict, keys) written so far.
+        var count = 0
+        /// In a dict: a key has been written and its value has not come yet.
+        var awaitingValue = false
+    }
+
+    private let out: OutputBuffer
+    private let limits: Limits
+    private let valueEnd: Int
+    // Events come one at a time and no two accesses to a property overlap: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked) private var stack: [Frame] = []
+    @exclusivity(unchecked) private var text: [UInt8] = []
+    @exclusivity(unchecked) private var objects = 0
+    @exclusivity(unchecked) private var containerDepth = 0
+    @exclusivity(unchecked) private var wroteRoot = false
+    /// Why the reader stopped the parse.
+    private(set) var error: RecordError?
+
+    init(output: OutputBuffer, limits: Limits) {
+        out = output
+        self.limits = limits
+        let (end, overflow) = output.count.addingReportingOverflow(limits.maxValueBytes)
+        valueEnd = overflow ? Int.max : end
+        stack.reserveCapacity(16)
+        text.reserveCapacity(256)
+    }
+
+    /// Parses `body`; on error throws and leaves `output` as it was.
+    func read(_ body: UnsafeBufferPointer<UInt8>, encoding: String?, warnings: inout [String]) throws(RecordError) {
+        let mark = out.mark
+        switch LibXML2.parse(body, encoding: encoding, sink: self, warnings: &warnings) {
+        case .parsed:
+            if wroteRoot { return }
+            out.rollback(to: mark)
+            throw RecordError(.invalidPropertyList, "the property list holds no value")
+        case .stoppedBySink:
+            out.rollback(to: mark)
+            throw error ?? RecordError(.invalidPropertyList, "parse stopped")
+        case .entityExpansionExceeded(let limit):
+            out.rollback(to: mark)
+            throw RecordError(.limitExceeded, "entity references expand to more than \(limit) bytes")
+        case .failed(let failure):
+            out.rollback(to: mark)
+            throw RecordError(
+                .invalidPropertyList, "not well-formed XML: \(failure.message)",
+                location: .init(offset: failure.offset, line: failure.line, column: failure.column))
+        }
+    }
+
+    private func fail(_ message: String, _ code: RecordError.Code = .invalidPropertyList) -> Bool {
+        error = RecordError(code, message)
+        return false
+    }
+
+    func startElement(_ start: XMLElementStart) -> Bool {
+        guard let element = Element(start.localName), start.prefix == nil else {
+            return fail("unknown element <\(String(decoding: start.localName, as: UTF8.self))>")
+        }
+        guard !(text.contains { !isWhitespace($0) }) else { return fail("text outside a value element") }
+        text.removeAll(keepingCapacity: true)
+
+        if stack.isEmpty {
+            // The root: <plist> or a bare value.
+            if element == .plist {
+                stack.append(Frame(element: .plist))
+                return true
+            }
+        } else {
+            let parent = stack.count - 1
+            switch stack[parent].element {
+            case .plist:
+                guard stack[parent].count == 0 else { return fail("<plist> holds more than one value") }
+                guard element != .key, element != .plist else { return fail("<\(element)> directly in <plist>") }
+            case .dict:
+                if stack[parent].awaitingValue {
+                    guard element != .key else { return fail("<key> follows <key> in a <dict>") }
+                    stack[parent].awaitingValue = false
+                } else {
+                    guard element == .key else { return fail("<\(element)> in a <dict> where a <key> belongs") }
+                    if stack[parent].count > 0 { out.append(UInt8(ascii: ",")) }
+                    stack[parent].count += 1
+                    stack[parent].awaitingValue = true
+                }
+            case .array:
+                guard element != .key, element != .plist else { return fail("<\(element)> in an <array>") }
+                if stack[parent].count > 0 { out.append(UInt8(ascii: ",")) }
+                stack[parent].count += 1
+            default:
+                return fail("<\(element)> inside <\(stack[parent].element)>")
+            }
+            if stack[parent].element == .plist { stack[parent].count += 1 }
+        }
+        // Keys count as objects, as in binary plists (where they are string objects).
+        objects += 1
+        guard objects <= limits.maxObjects else {
+            return fail("more than \(limits.maxObjects) objects (maxPlistObjects)", .limitExceeded)
+        }
+        if element != .key { wroteRoot = true }
+        switch element {
+        case .dict, .array:
+            containerDepth += 1
+            guard containerDepth <= limits.maxDepth else {
+                return fail("containers nested deeper than \(limits.maxDepth)", .limitExceeded)
+            }
+            out.append(UInt8(ascii: element == .dict ? "{" : "["))
+        case .plist:
+            return fail("<plist> inside a value")
+        default:
+            break
+        }
+        stack.append(Frame(element: element))
+        return true
+    }
+
+    func endElement() -> Bool {
+        let frame = stack.removeLast()
+        defer { text.removeAll(keepingCapacity: text.capacity <= 1 << 20) }
+        switch frame.element {
+        case .plist:
+            guard frame.count == 1 else { return fail("<plist> holds no value") }
+            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside <plist>") }
+            return true
+        case .dict:
+            guard !frame.awaitingValue else { return fail("a <key> in a <dict> has no value") }
+            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside a <dict>") }
+            containerDepth -= 1
+            out.append(UInt8(ascii: "}"))
+        case .array:
+            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside an <array>") }
+            containerDepth -= 1
+            out.append(UInt8(ascii: "]"))
+        case .key:
+            guard text.withUnsafeBufferPointer({ out.appendJSONString(utf8: $0) }) else {
+                return fail("key is not UTF-8")
+            }
+            out.append(UInt8(ascii: ":"))
+        case .string:
+            guard text.withUnsafeBufferPointer({ out.appendJSONString(utf8: $0) }) else {
+                return fail("string is not UTF-8")
+            }
+        case .true, .false:
+            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside <\(frame.element)>") }
+            out.append(ascii: frame.element == .true ? "true" : "false")
+        case .integer:
+            guard let value = text.withUnsafeBufferPointer(parseInteger) else {
+                return fail("<integer> '\(excerpt(text))' is not an integer from -2^63 to 2^64-1")
+            }
+            out.appendDecimal(value)
+        case .real:
+            guard let value = text.withUnsafeBufferPointer(parseReal) else {
+                return fail("<real> '\(excerpt(text))' is not a number")
+            }
+            out.appendPlistReal(value)
+        case .date:
+            guard let seconds = text.withUnsafeBufferPointer({ parsePlistXMLDate(trimmed($0)) }),
+                out.appendPlistDate(secondsSinceReferenceDate: seconds)
+            else { return fail("<date> '\(excerpt(text))' is not a date like 2001-01-01T00:00:00Z") }
+        case .data:
+            let mark = out.mark
+            out.append(ascii: "{\"base64\":\"")
+            guard text.withUnsafeBufferPointer({ appendNormalizedBase64($0) }) else {
+                out.rollback(to: mark)
+                return fail("<data> is not base64")
+            }
+            out.append(ascii: "\"}")
+        }
+        guard out.count <= valueEnd else {
+            return fail("plist value larger than the value limit (maxValueBytes)", .limitExceeded)
+        }
+        return true
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Re-encodes base64 text (white space allowed anywhere, padding required as usual) in canonical form.
+    private func appendNormalizedBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var quad: UInt32 = 0
+        var filled = 0
+        var padding = 0
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count / 4 * 3)
+        for byte in bytes {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "/"): value = 63
+            case UInt8(ascii: "="):
+                padding += 1
+                // Padding only completes a quad that has 2 or 3 symbols.
+                guard filled + padding <= 4, filled >= 2 else { return false }
+                continue
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            default: return false
+            }
+            guard padding == 0 else { return false }
+            quad = quad << 6 | value
+            filled += 1
+            if filled == 4 {
+                decoded.append(UInt8(truncatingIfNeeded: quad >> 16))
+                decoded.append(UInt8(truncatingIfNeeded: quad >> 8))
+                decoded.append(UInt8(truncatingIfNeeded: quad))
+                quad = 0
+                filled = 0
+            }
+        }
+        switch (filled, padding) {
+        case (0, 0): break
+        case (2, 2), (2, 0):
+            decoded.append(UInt8(truncatingIfNeeded: quad >> 4))
+        case (3, 1), (3, 0):
+            decoded.append(UInt8(truncatingIfNeeded: quad >> 10))
+            decoded.append(UInt8(truncatingIfNeeded: quad >> 2))
+        default: return false
+        }
+        decoded.withUnsafeBufferPointer { out.appendBase64($0) }
+        return true
+    }
+}
+
+/// `[+-]?digits` or `[+-]?0x hexdigits`, white space around allowed, in -2^63 … 2^64−1.
+private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
+    let bytes = trimmed(raw)
+    var i = 0
+    var negative = false
+    if i < bytes.count && (bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")) {
+        negative = bytes[i] == UInt8(ascii: "-")
+        i += 1
+    }
+    var radix: UInt64 = 10
+    if i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x") {
+        radix = 16
+        i += 2
+    }
+    guard i < bytes.count else { return nil }
+    var magnitude: UInt64 = 0
+    while i < bytes.count {
+        let c = bytes[i]
+        let digit: UInt64
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(c - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(c - UInt8(ascii: "A")) + 10
+        default: return nil
+        }
+        let (shifted, o1) = magnitude.multipliedReportingOverflow(by: radix)
+        let (sum, o2) = shifted.addingReportingOverflow(digit)
+        guard !o1, !o2 else { return nil }
+        magnitude = sum
+        i += 1
+    }
+    if negative {
+        guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+        return -Int128(magnitude)
+    }
+    return Int128(magnitude)
+}
+
+/// A decimal number (`1`, `-1.5`, `.5`, `1e10`) or ±inf/infinity/nan in any case, white space around allowed.
+private func parseReal(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
+    let bytes = trimmed(raw)
+    guard !bytes.isEmpty else { return nil }
+    var i = 0
+    if bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") { i = 1 }
+    let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[i...]), as: UTF8.self).lowercased()
+    if word == "inf" || word == "infinity" || word == "nan" {
+        let negative = bytes[0] == UInt8(ascii: "-")
+        return word == "nan" ? .nan : (negative ? -.infinity : .infinity)
+    }
+    // Digits, at most one point, then an optional exponent: nothing else reaches Double's parser (which would also
+    // take hexadecimal floats).
+    var digits = 0
+    while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1; digits += 1 }
+    if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+        i += 1
+        while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1; digits += 1 }
+    }
+    guard digits > 0 else { return nil }
+    if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
+        i += 1
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") { i += 1 }
+        var exponentDigits = 0
+        while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+            i += 1
+            exponentDigits += 1
+        }
+        guard exponentDigits > 0 else { return nil }
+    }
+    guard i == bytes.count else { return nil }
+    return Double(String(decoding: bytes, as: UTF8.self))
+}
+
+private func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    var start = 0
+    var end = bytes.count
+    while start < end && isWhitespace(bytes[start]) { start += 1 }
+    while end > start && isWhitespace(bytes[end - 1]) { end -= 1 }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+}
+
+@inline(__always)
+private func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
+
+private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+    guard bytes.count == name.utf8CodeUnitCount else { return false }
+    let pointer = name.utf8Start
+    for i in 0..<bytes.count where bytes[i] != pointer[i] { return false }
+    return true
+}
+
+/// The start of a text for an error message.
+private func excerpt(_ text: [UInt8]) -> String {
+    let head = String(decoding: text.prefix(40), as: UTF8.self)
+    return text.count > 40 ? head + "…" : head
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// Hostile XML and plist bodies through the real binary, each under a 256 MB address-space limit (`ulimit -v`) and
+/// a 1 s budget: every one must give exactly one line (an error or a safe value), nothing on stderr, and exit 0.
+@Suite("Hostile documents", .serialized)
+struct HostileDocumentTests {
+    static let corpora: URL = {
+        if let path = ProcessInfo.processInfo.environment["RESPDECODE_CORPORA"] {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        return EndToEndTests.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+    }()
+
+    static var corporaAvailable: Bool { FileManager.default.fileExists(atPath: corpora.path) }
+
+    static func response(_ body: Data, type: String) -> Data {
+        Data("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+    }
+
+    /// Runs respdecode on `body` under the limits and returns its single line.
+    static func runLimited(_ body: Data, type: String, name: String) throws -> [String: Any] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-hostile-\(getpid()).http")
+        try response(body, type: type).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let started = ContinuousClock.now
+        // 262,144 KiB = 256 MiB of address space; the binary runs in well under that on any benign record.
+        let result = try EndToEndTests.run(
+            ["-c", "ulimit -v 262144 && exec \"$0\" \"$@\"", EndToEndTests.binary.path, file.path], executable: "/bin/sh")
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 0, "\(name): exit \(result.status) \(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")
+        #expect(elapsed < .seconds(1), "\(name) took \(elapsed)")
+        let lines = result.stdout.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == 1, "\(name): \(lines.count) lines")
+        let object = try JSONSerialization.jsonObject(with: lines.first ?? Data())
+        return try #require(object as? [String: Any])
+    }
+
+    @Test(.enabled(if: corporaAvailable, "../shared/corpora is absent"))
+    func xmlAttackCorpora() throws {
+        var seen = 0
+        for folder in ["xml/defusedxml", "xml/libxml2/test/recurse"] {
+            let dir = Self.corpora.appendingPathComponent(folder)
+            for url in try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+            where url.pathExtension == "xml" {
+                let line = try Self.runLimited(try Data(contentsOf: url), type: "application/xml", name: url.lastPathComponent)
+                seen += 1
+                // Either an error, or a value that has not swallowed an expansion: never more than 1 MB of value.
+                if let value = line["value"] {
+                    let size = try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]).count
+                    #expect(size < 1_000_000, "\(url.lastPathComponent): a \(size)-byte value")
+                    #expect(!"\(value)".contains("root:"), "\(url.lastPathComponent): a local file was read")
+                }
+                if url.lastPathComponent.hasPrefix("lol_classic") || url.lastPathComponent == "quadratic.xml" {
+                    #expect(line["ok"] as? Bool == false, "\(url.lastPathComponent) must fail")
+                }
+            }
+        }
+        #expect(seen >= 20)
+    }
+
+    @Test func generatedXMLAttacks() throws {
+        var billion = #"<!ENTITY l0 "lol">"#
+        for level in 1...9 { billion += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
+        let quadratic = "<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "A", count: 50_000) + "\">]><r>"
+            + String(repeating: "&a;", count: 50_000) + "</r>"
+        let cases: [(String, String)] = [
+            ("billion", "<!DOCTYPE r [\(billion)]><r>&l9;</r>"),
+            ("quadratic", quadratic),
+            ("xxe_file", #"<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>"#),
+            ("xxe_dtd", #"<!DOCTYPE r SYSTEM "file:///etc/passwd"><r/>"#),
+            ("xxe_net", #"<!DOCTYPE r [<!ENTITY x SYSTEM "http://127.0.0.1:9/x">]><r>&x;</r>"#),
+            ("deep", String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)),
+            ("longname", "<" + String(repeating: "n", count: 60_000) + "/>"),
+        ]
+        for (name, text) in cases {
+            let line = try Self.runLimited(Data(text.utf8), type: "application/xml", name: name)
+            #expect(!"\(line)".contains("root:"), "\(name): /etc/passwd was read")
+            if ["billion", "quadratic", "deep", "longname"].contains(name) {
+                #expect(line["ok"] as? Bool == false, "\(name) must fail")
+            }
+        }
+        // Undecodable bytes in a declared UTF-16 document: an error line, and libxml2 prints nothing.
+        var garbage = Data([0xFF, 0xFE])
+        garbage += Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+        let line = try Self.runLimited(garbage, type: "text/xml", name: "utf16 garbage")
+        #expect(line["ok"] as? Bool == false)
+    }
+
+    @Test func generatedPlistAttacks() throws {
+        // Binary plists built as reliability.md §5 describes: `bplist00`, objects, offset table, 32-byte trailer.
+        func bplist(_ objects: [[UInt8]], top: UInt64 = 0, count: UInt64? = nil, tableAt: UInt64? = nil) -> Data {
+            var body = Array("bplist00".utf8)
+            var offsets: [Int] = []
+            for object in objects {
+                offsets.append(body.count)
+                body += object
+            }
+            let table = body.count
+            for offset in offsets { body.append(UInt8(offset)) }
+            body += [0, 0, 0, 0, 0, 0, 1, 1]
+            for field in [count ?? UInt64(objects.count), top, tableAt ?? UInt64(table)] {
+                body += withUnsafeBytes(of: field.bigEndian, Array.init)
+            }
+            return Data(body)
+        }
+        func array(_ refs: [UInt8]) -> [UInt8] { [0xA0 | UInt8(refs.count)] + refs }
+        let cases: [(String, Data, Bool)] = [
+            ("set", bplist([[0xC1, 1], [0x10, 1]]), true),
+            ("cycle", bplist([array([0])]), false),
+            ("cycle2", bplist([array([1]), array([0])]), false),
+            ("dag7", bplist((0..<7).map { array([UInt8](repeating: UInt8($0 + 1), count: 10)) } + [[0x10, 1]]), false),
+            ("hugecount", bplist([[0x09]], count: 1 << 62), false),
+            ("badoffset", bplist([[0x09]], tableAt: 1 << 40), false),
+            ("hugearray", bplist([[0xAF, 0x12, 0x7F, 0xFF, 0xFF, 0xFF]]), false),
+            ("hugestring", bplist([[0x5F, 0x13, 0, 0, 1, 0, 0, 0, 0, 0]]), false),
+        ]
+        for (name, body, ok) in cases {
+            let line = try Self.runLimited(body, type: "application/x-plist", name: name)
+            #expect(line["ok"] as? Bool == ok, "\(name): \(line)")
+        }
+        let deep = "<plist>" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+            + "</plist>"
+        let line = try Self.runLimited(Data(deep.utf8), type: "application/x-plist", name: "deep xml plist")
+        #expect(line["ok"] as? Bool == false)
+    }
+}
