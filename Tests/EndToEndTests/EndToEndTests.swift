@@ -63,6 +63,16 @@ struct EndToEndTests {
         #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
     }
 
+    /// XML and property-list responses: namespaces, entities, CDATA, a charset parameter, a status error beside a
+    /// value, parse errors, billion laughs, XML and binary plists, a reference cycle, a 204, an OpenStep plist.
+    @Test func goldenOutputOnDocuments() throws {
+        let result = try Self.run(["samples/documents.http"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let expected = try Self.sample("documents.expected.ndjson")
+        #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
     @Test func goldenPrettyOutput() throws {
         let result = try Self.run(["--output", "pretty", "samples/capture.http"])
         #expect(result.status == 0)
