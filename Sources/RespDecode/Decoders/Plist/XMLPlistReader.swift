@@ -1,3 +1,5 @@
+import Glibc
+
 /// Reads an XML property list (`<plist version="1.0">…</plist>`) through libxml2 — the same parser, options and
 /// safety settings as the xml decoder — and writes its value as JSON while the events arrive.
 ///
@@ -47,7 +49,8 @@ final class XMLPlistReader: XMLEventSink {
     private let valueEnd: Int
     // Events come one at a time and no two accesses to a property overlap: no dynamic exclusivity checks needed.
     @exclusivity(unchecked) private var stack: [Frame] = []
-    @exclusivity(unchecked) private var text: [UInt8] = []
+    /// Character data of the element being read (a buffer reused for every element of the document).
+    private let text = OutputBuffer(capacity: 256)
     @exclusivity(unchecked) private var objects = 0
     @exclusivity(unchecked) private var containerDepth = 0
     @exclusivity(unchecked) private var wroteRoot = false
@@ -60,7 +63,6 @@ final class XMLPlistReader: XMLEventSink {
         let (end, overflow) = output.count.addingReportingOverflow(limits.maxValueBytes)
         valueEnd = overflow ? Int.max : end
         stack.reserveCapacity(16)
-        text.reserveCapacity(256)
     }
 
     /// Parses `body`; on error throws and leaves `output` as it was.
@@ -90,12 +92,12 @@ final class XMLPlistReader: XMLEventSink {
         return false
     }
 
-    func startElement(_ start: XMLElementStart) -> Bool {
+    override func startElement(_ start: XMLElementStart) -> Bool {
         guard let element = Element(start.localName), start.prefix == nil else {
             return fail("unknown element <\(String(decoding: start.localName, as: UTF8.self))>")
         }
-        guard !(text.contains { !isWhitespace($0) }) else { return fail("text outside a value element") }
-        text.removeAll(keepingCapacity: true)
+        guard isBlank(text.bytes) else { return fail("text outside a value element") }
+        text.removeAll()
 
         if stack.isEmpty {
             // The root: <plist> or a bare value.
@@ -150,53 +152,53 @@ final class XMLPlistReader: XMLEventSink {
         return true
     }
 
-    func endElement() -> Bool {
+    override func endElement() -> Bool {
         let frame = stack.removeLast()
-        defer { text.removeAll(keepingCapacity: text.capacity <= 1 << 20) }
+        defer { text.removeAll() }
         switch frame.element {
         case .plist:
             guard frame.count == 1 else { return fail("<plist> holds no value") }
-            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside <plist>") }
+            guard isBlank(text.bytes) else { return fail("text inside <plist>") }
             return true
         case .dict:
             guard !frame.awaitingValue else { return fail("a <key> in a <dict> has no value") }
-            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside a <dict>") }
+            guard isBlank(text.bytes) else { return fail("text inside a <dict>") }
             containerDepth -= 1
             out.append(UInt8(ascii: "}"))
         case .array:
-            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside an <array>") }
+            guard isBlank(text.bytes) else { return fail("text inside an <array>") }
             containerDepth -= 1
             out.append(UInt8(ascii: "]"))
         case .key:
-            guard text.withUnsafeBufferPointer({ out.appendJSONString(utf8: $0) }) else {
+            guard out.appendJSONString(utf8: text.bytes) else {
                 return fail("key is not UTF-8")
             }
             out.append(UInt8(ascii: ":"))
         case .string:
-            guard text.withUnsafeBufferPointer({ out.appendJSONString(utf8: $0) }) else {
+            guard out.appendJSONString(utf8: text.bytes) else {
                 return fail("string is not UTF-8")
             }
         case .true, .false:
-            guard !(text.contains { !isWhitespace($0) }) else { return fail("text inside <\(frame.element)>") }
+            guard isBlank(text.bytes) else { return fail("text inside <\(frame.element)>") }
             out.append(ascii: frame.element == .true ? "true" : "false")
         case .integer:
-            guard let value = text.withUnsafeBufferPointer(parseInteger) else {
-                return fail("<integer> '\(excerpt(text))' is not an integer from -2^63 to 2^64-1")
+            guard let value = parseInteger(text.bytes) else {
+                return fail("<integer> '\(excerpt(text.bytes))' is not an integer from -2^63 to 2^64-1")
             }
             out.appendDecimal(value)
         case .real:
-            guard let value = text.withUnsafeBufferPointer(parseReal) else {
-                return fail("<real> '\(excerpt(text))' is not a number")
+            guard let value = parseReal(text.bytes) else {
+                return fail("<real> '\(excerpt(text.bytes))' is not a number")
             }
             out.appendPlistReal(value)
         case .date:
-            guard let seconds = text.withUnsafeBufferPointer({ parsePlistXMLDate(trimmed($0)) }),
+            guard let seconds = parsePlistXMLDate(trimmed(text.bytes)),
                 out.appendPlistDate(secondsSinceReferenceDate: seconds)
-            else { return fail("<date> '\(excerpt(text))' is not a date like 2001-01-01T00:00:00Z") }
+            else { return fail("<date> '\(excerpt(text.bytes))' is not a date like 2001-01-01T00:00:00Z") }
         case .data:
             let mark = out.mark
             out.append(ascii: "{\"base64\":\"")
-            guard text.withUnsafeBufferPointer({ appendNormalizedBase64($0) }) else {
+            guard appendNormalizedBase64(text.bytes) else {
                 out.rollback(to: mark)
                 return fail("<data> is not base64")
             }
@@ -208,56 +210,94 @@ final class XMLPlistReader: XMLEventSink {
         return true
     }
 
-    func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.append(contentsOf: bytes)
+    override func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.append(bytes)
         return true
     }
 
-    /// Re-encodes base64 text (white space allowed anywhere, padding required as usual) in canonical form.
+    /// Writes `<data>` base64 text in canonical form: white space (allowed anywhere) removed, padding completed.
+    ///
+    /// Canonical text is copied as it is, validated on the way (the common case, and the fast one); text whose last
+    /// symbol has stray low bits is decoded and encoded again.
     private func appendNormalizedBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var quad: UInt32 = 0
-        var filled = 0
+        let mark = out.mark
+        out.reserve(bytes.count + 2)
+        var write = out.end
+        var symbols = 0
         var padding = 0
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count / 4 * 3)
+        var last: UInt8 = 0
         for byte in bytes {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="):
+            let value = base64Values[Int(byte)]
+            if value < 64 {
+                guard padding == 0 else { return false }
+                write.pointee = byte
+                write += 1
+                symbols += 1
+                last = value
+            } else if value == base64Padding {
                 padding += 1
-                // Padding only completes a quad that has 2 or 3 symbols.
-                guard filled + padding <= 4, filled >= 2 else { return false }
-                continue
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            default: return false
+                // Padding only completes a group that has 2 or 3 symbols.
+                guard symbols % 4 >= 2, symbols % 4 + padding <= 4 else { return false }
+            } else if value != base64Space {
+                return false
             }
+        }
+        out.commit(symbols)
+        switch symbols % 4 {
+        case 0:
             guard padding == 0 else { return false }
-            quad = quad << 6 | value
-            filled += 1
-            if filled == 4 {
-                decoded.append(UInt8(truncatingIfNeeded: quad >> 16))
-                decoded.append(UInt8(truncatingIfNeeded: quad >> 8))
-                decoded.append(UInt8(truncatingIfNeeded: quad))
+        case 2:
+            guard padding == 0 || padding == 2 else { return false }
+            guard last & 0x0F == 0 else { return reencodeBase64(from: mark, symbols: symbols) }
+            out.append(ascii: "==")
+        case 3:
+            guard padding <= 1 else { return false }
+            guard last & 0x03 == 0 else { return reencodeBase64(from: mark, symbols: symbols) }
+            out.append(UInt8(ascii: "="))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Decodes the `symbols` base64 symbols just written at `mark` and writes them again in canonical form.
+    private func reencodeBase64(from mark: Int, symbols: Int) -> Bool {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(symbols / 4 * 3 + 2)
+        var quad: UInt32 = 0
+        for i in 0..<symbols {
+            quad = quad << 6 | UInt32(base64Values[Int(out.base[mark + i])])
+            if i % 4 == 3 {
+                decoded += [UInt8(truncatingIfNeeded: quad >> 16), UInt8(truncatingIfNeeded: quad >> 8),
+                    UInt8(truncatingIfNeeded: quad)]
                 quad = 0
-                filled = 0
             }
         }
-        switch (filled, padding) {
-        case (0, 0): break
-        case (2, 2), (2, 0):
-            decoded.append(UInt8(truncatingIfNeeded: quad >> 4))
-        case (3, 1), (3, 0):
-            decoded.append(UInt8(truncatingIfNeeded: quad >> 10))
-            decoded.append(UInt8(truncatingIfNeeded: quad >> 2))
-        default: return false
+        switch symbols % 4 {
+        case 2: decoded.append(UInt8(truncatingIfNeeded: quad >> 4))
+        case 3: decoded += [UInt8(truncatingIfNeeded: quad >> 10), UInt8(truncatingIfNeeded: quad >> 2)]
+        default: break
         }
+        out.rollback(to: mark)
         decoded.withUnsafeBufferPointer { out.appendBase64($0) }
         return true
+    }
+}
+
+private let base64Padding: UInt8 = 0xFE
+private let base64Space: UInt8 = 0xFD
+
+/// Each byte's base64 value (0…63), or `base64Padding`, `base64Space` (XML white space), or 0xFF.
+private let base64Values: [UInt8] = (0..<256).map { byte -> UInt8 in
+    switch byte {
+    case 0x41...0x5A: UInt8(byte - 0x41)
+    case 0x61...0x7A: UInt8(byte - 0x61 + 26)
+    case 0x30...0x39: UInt8(byte - 0x30 + 52)
+    case 0x2B: 62
+    case 0x2F: 63
+    case 0x3D: base64Padding
+    case 0x20, 0x09, 0x0A, 0x0D: base64Space
+    default: 0xFF
     }
 }
 
@@ -330,7 +370,12 @@ private func parseReal(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
         guard exponentDigits > 0 else { return nil }
     }
     guard i == bytes.count else { return nil }
-    return Double(String(decoding: bytes, as: UTF8.self))
+    // The syntax is checked, so strtod reads exactly these bytes (through a NUL-terminated copy; no String made).
+    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text -> Double? in
+        for k in 0..<bytes.count { text[k] = CChar(bitPattern: bytes[k]) }
+        text[bytes.count] = 0
+        return strtod(text.baseAddress!, nil)
+    }
 }
 
 private func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
@@ -344,6 +389,11 @@ private func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer
 @inline(__always)
 private func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
 
+private func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where !isWhitespace(byte) { return false }
+    return true
+}
+
 private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
     guard bytes.count == name.utf8CodeUnitCount else { return false }
     let pointer = name.utf8Start
@@ -352,7 +402,7 @@ private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -
 }
 
 /// The start of a text for an error message.
-private func excerpt(_ text: [UInt8]) -> String {
+private func excerpt(_ text: UnsafeBufferPointer<UInt8>) -> String {
     let head = String(decoding: text.prefix(40), as: UTF8.self)
     return text.count > 40 ? head + "…" : head
 }

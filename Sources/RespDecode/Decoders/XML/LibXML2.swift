@@ -15,12 +15,17 @@
 //   since encoding errors bypass the parser context in 2.9.x.
 internal import CLibXML2
 
-/// Receives one document's events. Each method returns `false` to stop the parse (the sink keeps its own reason).
-protocol XMLEventSink: AnyObject {
-    func startElement(_ element: XMLElementStart) -> Bool
-    func endElement() -> Bool
+/// Receives one document's events; the decoders subclass it. Each method returns `false` to stop the parse (the sink
+/// keeps its own reason).
+///
+/// A base class rather than a protocol: the callbacks reach a class instance without retaining it
+/// (`Unmanaged._withUnsafeGuaranteedRef`), which an existential does not allow; a retain and release per event was a
+/// fifth of the time on small XML plists.
+class XMLEventSink {
+    func startElement(_ element: XMLElementStart) -> Bool { true }
+    func endElement() -> Bool { true }
     /// Character data: text, CDATA content and substituted entities, in document order, in pieces of any size.
-    func characters(_ text: UnsafeBufferPointer<UInt8>) -> Bool
+    func characters(_ text: UnsafeBufferPointer<UInt8>) -> Bool { true }
 }
 
 /// An element's start tag as libxml2 reports it. Every byte sequence is UTF-8 and valid only during the callback.
@@ -102,7 +107,7 @@ enum LibXML2 {
     ///     warning and is ignored.
     ///   - warnings: libxml2's warnings and recoverable errors (namespace errors, refused external entities, …).
     static func parse(
-        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: any XMLEventSink, warnings: inout [String]
+        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: XMLEventSink, warnings: inout [String]
     ) -> Outcome {
         // libxml2 2.9.14 cannot read UTF-32 ("Document is empty", "switching encoding: encoder error"; xmllint fails
         // the same way), though the XML spec allows it and XML plists come in it (dd-plist's test files): transcode.
@@ -113,7 +118,7 @@ enum LibXML2 {
     }
 
     private static func parseBytes(
-        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: any XMLEventSink, warnings: inout [String]
+        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: XMLEventSink, warnings: inout [String]
     ) -> Outcome {
         _ = processSetup
         silenceGenericErrors()
@@ -255,7 +260,8 @@ private func silenceGenericErrors() {
 private final class SAXSession {
     // Callbacks run one at a time on the parsing thread and never overlap on a property, so the hot properties skip
     // Swift's dynamic exclusivity checks (they cost a fifth of the time of a large document).
-    let sink: any XMLEventSink
+    /// Not retained: `LibXML2.parse` holds the sink for the whole parse.
+    let sink: Unmanaged<XMLEventSink>
     /// The document's parser context. Content of an entity reference is parsed by a context libxml2 makes for it,
     /// so a callback whose context is another one is delivering entity content.
     let context: xmlParserCtxtPtr
@@ -268,8 +274,8 @@ private final class SAXSession {
     @exclusivity(unchecked) var failure: XMLParseFailure?
     var warnings: [String] = []
 
-    init(sink: any XMLEventSink, context: xmlParserCtxtPtr, maxEntityExpansion: Int) {
-        self.sink = sink
+    init(sink: XMLEventSink, context: xmlParserCtxtPtr, maxEntityExpansion: Int) {
+        self.sink = Unmanaged.passUnretained(sink)
         self.context = context
         self.maxEntityExpansion = maxEntityExpansion
     }
@@ -332,7 +338,7 @@ private func startElementCallback(
         let start = XMLElementStart(
             localNamePointer: localName, prefixPointer: prefix, namespacePointer: uri, namespaces: namespaces,
             attributes: attributes, namespaceCount: Int(namespaceCount), attributeCount: Int(attributeCount))
-        if !session.sink.startElement(start) { session.stop() }
+        if !session.sink._withUnsafeGuaranteedRef({ $0.startElement(start) }) { session.stop() }
     }
 }
 
@@ -341,7 +347,7 @@ private func endElementCallback(
     _ uri: UnsafePointer<xmlChar>?
 ) {
     withActiveSession(ctx) { session in
-        if !session.sink.endElement() { session.stop() }
+        if !session.sink._withUnsafeGuaranteedRef({ $0.endElement() }) { session.stop() }
     }
 }
 
@@ -349,7 +355,8 @@ private func charactersCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafeP
     guard let text, length > 0 else { return }
     withActiveSession(ctx) { session in
         guard session.countExpansion(Int(length), in: ctx) else { return }
-        if !session.sink.characters(UnsafeBufferPointer(start: text, count: Int(length))) { session.stop() }
+        let piece = UnsafeBufferPointer(start: text, count: Int(length))
+        if !session.sink._withUnsafeGuaranteedRef({ $0.characters(piece) }) { session.stop() }
     }
 }
 

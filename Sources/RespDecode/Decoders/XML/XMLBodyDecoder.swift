@@ -71,7 +71,7 @@ final class XMLTreeWriter: XMLEventSink {
         openChildren.reserveCapacity(32)
     }
 
-    func startElement(_ element: XMLElementStart) -> Bool {
+    override func startElement(_ element: XMLElementStart) -> Bool {
         if !flushText() { return false }
         guard openChildren.count < maxDepth else {
             error = RecordError(.limitExceeded, "XML elements nested deeper than \(maxDepth)")
@@ -122,14 +122,14 @@ final class XMLTreeWriter: XMLEventSink {
         return withinBudget()
     }
 
-    func endElement() -> Bool {
+    override func endElement() -> Bool {
         if !flushText() { return false }
         if openChildren.removeLast() { out.append(UInt8(ascii: "]")) }
         out.append(UInt8(ascii: "}"))
         return true
     }
 
-    func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    override func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if textIsBlank && !keepWhitespace { textIsBlank = isXMLWhitespace(bytes) }
         text.append(contentsOf: bytes)
         return true
