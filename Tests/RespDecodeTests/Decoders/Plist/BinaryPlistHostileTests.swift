@@ -324,7 +324,7 @@ import Testing
     }
 
     @Test func randomMutations() {
-        var rng = SeededGenerator(seed: 0x5EED_B915)
+        var rng = SplitMix64(seed: 0x5EED_B915)
         let limits = BinaryPlistReader.Limits(maxDepth: 64, maxObjects: 100_000, maxValueBytes: 1 << 20)
         let files = [Self.sample, Self.dag(levels: 3, fanOut: 4), Self.chain(20)]
         var accepted = 0
