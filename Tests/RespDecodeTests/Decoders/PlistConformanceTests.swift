@@ -90,6 +90,7 @@ struct PlistConformanceTests {
                 accepted += 1
             }
         }
+        print("plist corpora: \(accepted) accepted, \(rejected) must-reject rejected, \(Self.openStep.count) OpenStep")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         // Floors, so that a corpus that went missing cannot pass quietly.
         #expect(accepted >= 80, "accepted \(accepted)")
@@ -135,6 +136,7 @@ struct PlistConformanceTests {
             }
             compared += 1
         }
+        print("plist corpora: \(compared) values compared with plistlib")
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
         #expect(compared >= 80, "compared \(compared)")
     }
