@@ -24,10 +24,12 @@ let package = Package(
     targets: [
         // libxml2 (Debian: libxml2-dev), used by the xml and plist decoders through one wrapper file.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for the image decoders).
+        .target(name: "CShims", dependencies: ["CLibXML2"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
-            dependencies: ["CLibXML2", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibXML2", "CShims", .product(name: "Logging", package: "swift-log")]
         ),
         // The executable: argument parsing and wiring only.
         .executableTarget(

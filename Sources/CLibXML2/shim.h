@@ -13,15 +13,4 @@
 #include <libxml/xmlerror.h>
 #include <libxml/globals.h>
 
-/* C globals and macros that Swift 6 cannot touch safely or at all. */
-
-/* libxml2's element nesting cap (256 in 2.9.x); respdecode enforces its own, configurable limit below it. */
-static inline void respdecode_xml_set_max_depth(unsigned int depth) { xmlParserMaxDepth = depth; }
-
-/* libxml2 prints some errors (encoding errors in 2.9.x) through a per-thread generic handler, whatever the parse
-   options say; a variadic C function is needed to replace it, which Swift cannot write. */
-static void respdecode_xml_ignore_error(void *context, const char *message, ...) { (void)context; (void)message; }
-static inline void respdecode_xml_silence_this_thread(void) {
-    xmlSetGenericErrorFunc(NULL, respdecode_xml_ignore_error);
-}
 #endif

@@ -73,11 +73,25 @@ struct HostileDocumentTests {
             ("xxe_net", #"<!DOCTYPE r [<!ENTITY x SYSTEM "http://127.0.0.1:9/x">]><r>&x;</r>"#),
             ("deep", String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)),
             ("longname", "<" + String(repeating: "n", count: 60_000) + "/>"),
+            // Entity references in attribute values (a review found they escaped the expansion cap: 58 KB gave a
+            // 240 MB line), in a plist root too.
+            ("attribute bomb", "<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "A", count: 40_000) + "\">]><r "
+                + (0..<30).map { "x\($0)=\"" + String(repeating: "&a;", count: 200) + "\"" }.joined(separator: " ")
+                + "/>"),
+            // Parameter entities expanded in the DTD: 17 s of CPU for 350 KB before they were counted.
+            ("parameter bomb", "<!DOCTYPE r [<!ENTITY % d \"" + String(repeating: " ", count: 200_000) + "\">"
+                + String(repeating: "%d;", count: 50_000) + "]><r/>"),
+            // libxml2 checks attributes for duplicates pairwise: 100,000 on one tag took 1.9 s.
+            ("many attributes", "<r " + (0..<100_000).map { "a\($0)=\"\"" }.joined(separator: " ") + "/>"),
+            ("many attributes in an entity", "<!DOCTYPE r [<!ENTITY e \"<x " + (0..<100_000).map { "a\($0)=''" }
+                .joined(separator: " ") + "/>\">]><r>&e;</r>"),
         ]
         for (name, text) in cases {
             let line = try Self.runLimited(Data(text.utf8), type: "application/xml", name: name)
             #expect(!"\(line)".contains("root:"), "\(name): /etc/passwd was read")
-            if ["billion", "quadratic", "deep", "longname"].contains(name) {
+            if ["billion", "quadratic", "deep", "longname", "attribute bomb", "parameter bomb", "many attributes",
+                "many attributes in an entity"].contains(name)
+            {
                 #expect(line["ok"] as? Bool == false, "\(name) must fail")
             }
         }
@@ -124,5 +138,9 @@ struct HostileDocumentTests {
             + "</plist>"
         let line = try Self.runLimited(Data(deep.utf8), type: "application/x-plist", name: "deep xml plist")
         #expect(line["ok"] as? Bool == false)
+        // Long strings are escaped in segments: a 30 MB string once asked for a 256 MiB block and aborted here.
+        let long = "<plist><string>" + String(repeating: "a", count: 30_000_000) + "</string></plist>"
+        let longLine = try Self.runLimited(Data(long.utf8), type: "application/x-plist", name: "30 MB string")
+        #expect(longLine["ok"] as? Bool == true)
     }
 }

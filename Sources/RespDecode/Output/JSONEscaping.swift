@@ -10,12 +10,51 @@ extension OutputBuffer {
     @discardableResult
     public func appendJSONString(utf8 bytes: UnsafeBufferPointer<UInt8>, validate: Bool = true) -> Bool {
         let mark = self.mark
+        append(UInt8(ascii: "\""))
+        guard appendJSONStringContent(utf8: bytes, validate: validate) else {
+            rollback(to: mark)
+            return false
+        }
+        append(UInt8(ascii: "\""))
+        return true
+    }
+
+    /// Appends the escaped content of a JSON string (no quotes), as ``appendJSONString(utf8:validate:)`` does;
+    /// appends nothing and returns `false` on invalid UTF-8.
+    ///
+    /// Large texts are escaped in segments of at most 1 MiB (cut before a UTF-8 lead byte), so the room reserved
+    /// for the worst case — six bytes per input byte — stays small: a 30 MB string asked for a 256 MiB block at once,
+    /// more than the value limit and enough to abort the process under a 256 MB address-space limit.
+    @discardableResult
+    public func appendJSONStringContent(utf8 bytes: UnsafeBufferPointer<UInt8>, validate: Bool = true) -> Bool {
+        let segmentBytes = 1 << 20
+        guard bytes.count > segmentBytes else { return appendEscaped(bytes, validate: validate) }
+        let mark = self.mark
+        var start = 0
+        while start < bytes.count {
+            var end = min(start + segmentBytes, bytes.count)
+            if end < bytes.count {
+                // Back up over continuation bytes (at most three) so that no sequence is split.
+                var back = 0
+                while back < 3 && end - back > start + 1 && bytes[end - back] & 0xC0 == 0x80 { back += 1 }
+                end -= back
+            }
+            guard appendEscaped(UnsafeBufferPointer(rebasing: bytes[start..<end]), validate: validate) else {
+                rollback(to: mark)
+                return false
+            }
+            start = end
+        }
+        return true
+    }
+
+    private func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, validate: Bool) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        let mark = self.mark
         // Worst case every byte becomes `\u00XX`.
-        reserve(bytes.count &* 6 &+ 2)
+        reserve(bytes.count &* 6)
         var out = end
         let start = out
-        out.pointee = UInt8(ascii: "\"")
-        out += 1
         var i = 0
         let n = bytes.count
         while i < n {
@@ -80,8 +119,6 @@ extension OutputBuffer {
             out += length
             i += length
         }
-        out.pointee = UInt8(ascii: "\"")
-        out += 1
         commit(start.distance(to: out))
         return true
     }

@@ -67,8 +67,13 @@ struct XMLDecoderTests {
     }
 
     @Test func whitespaceOnlyTextIsDroppedUnlessKept() {
+        // Between elements (SPEC §4) white space goes; white space that is an element's whole content stays,
+        // whether written plainly, as a character reference or in CDATA.
         let body = "<a>\n  <b> </b>\n  <c>x y</c>\n</a>"
-        #expect(decodeXML(body).value == #"{"name":"a","children":[{"name":"b"},{"name":"c","children":["x y"]}]}"#)
+        #expect(decodeXML(body).value
+            == #"{"name":"a","children":[{"name":"b","children":[" "]},{"name":"c","children":["x y"]}]}"#)
+        #expect(decodeXML("<r><sep>&#10;</sep>\n<c><![CDATA[  ]]></c> <e></e> x </r>").value
+            == #"{"name":"r","children":[{"name":"sep","children":["\n"]},{"name":"c","children":["  "]},{"name":"e"}," x "]}"#)
         let kept = decodeXML(body) { $0.xmlKeepWhitespace = true }
         #expect(kept.value == #"{"name":"a","children":["\n  ",{"name":"b","children":[" "]},"\n  ","#
             + #"{"name":"c","children":["x y"]},"\n"]}"#)
@@ -86,6 +91,27 @@ struct XMLDecoderTests {
         #expect(decodeXML(utf16).value == #"{"name":"a","children":["ü"]}"#)
         let utf16be = Array(#"<?xml version="1.0" encoding="UTF-16BE"?><a>ü</a>"#.data(using: .utf16BigEndian)!)
         #expect(decodeXML(utf16be).value == #"{"name":"a","children":["ü"]}"#)
+    }
+
+    @Test func utf32AndUnmarkedUTF16() {
+        let text = #"<?xml version="1.0" encoding="UTF-32"?><a>ü😀</a>"#
+        for encoding: String.Encoding in [.utf32, .utf32BigEndian, .utf32LittleEndian] {
+            #expect(decodeXML(Array(text.data(using: encoding)!)).value == #"{"name":"a","children":["ü😀"]}"#)
+        }
+        // `charset=utf-16` names no byte order: libxml2's own detection reads big-endian UTF-16 right.
+        let utf16 = Array(#"<?xml version="1.0" encoding="UTF-16"?><r>xxxxxé</r>"#.data(using: .utf16BigEndian)!)
+        #expect(decodeXML(utf16, charset: "utf-16").value == #"{"name":"r","children":["xxxxxé"]}"#)
+    }
+
+    @Test func encodingErrorsSayWhatFailed() throws {
+        let error = try #require(decodeXML([0x3C, 0x72, 0x3E, 0x81, 0x3C, 0x2F, 0x72, 0x3E], charset: "shift_jis").error)
+        #expect(error.code == .invalidXML)
+        #expect(error.message.hasPrefix("input conversion failed"), "\(error.message)")
+    }
+
+    @Test func errorsInEntityTextPointAtTheReference() throws {
+        let error = try #require(decodeXML("<!DOCTYPE r [<!ENTITY e \"<a>\">]>\n\n\n<r>xxxxxxxxxxxxxxxx&e;</r>").error)
+        #expect(error.location?.line == 4)
     }
 
     @Test func charsetParameterOverridesTheDeclaration() {
@@ -210,6 +236,20 @@ struct XMLDecoderTests {
         try Data(#"<!ATTLIST r leaked CDATA "SECRET-CONTENT">"#.utf8).write(to: dtd)
         let external = decodeXML(#"<!DOCTYPE r SYSTEM "\#(dtd.absoluteString)"><r/>"#)
         #expect(external.value == #"{"name":"r"}"#)
+    }
+
+    @Test func attributesPerStartTagAreCapped() {
+        func tag(_ n: Int) -> String { "<r " + (0..<n).map { "a\($0)=\"\"" }.joined(separator: " ") + "/>" }
+        #expect(decodeXML(tag(10_000)).value != nil)
+        #expect(decodeXML(tag(10_001)).error?.code == .limitExceeded)
+        // Counted per start tag: many elements with many attributes each are fine.
+        let many = "<r>" + String(repeating: "<e " + (0..<5000).map { "a\($0)='1'" }.joined(separator: " ") + "/>", count: 3)
+            + "</r>"
+        #expect(decodeXML(many).value != nil)
+        // UTF-16 bodies are scanned by code units.
+        #expect(decodeXML(Array(tag(10_001).data(using: .utf16)!)).error?.code == .limitExceeded)
+        // `=` that does not sit between a name and a quote is not an attribute's.
+        #expect(decodeXML("<r>" + String(repeating: "x = y ==\"", count: 20_000) + "</r>").value != nil)
     }
 
     @Test func longNamesAreRejected() {

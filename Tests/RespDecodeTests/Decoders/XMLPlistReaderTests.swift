@@ -50,7 +50,7 @@ struct XMLPlistReaderTests {
         #expect(Self.value("<integer>-9223372036854775808</integer>") == "-9223372036854775808")
         #expect(Self.value("<integer>+7</integer>") == "7")
         #expect(Self.value("<integer>007</integer>") == "7")
-        for bad in ["42xy", "", "18446744073709551616", "-9223372036854775809", "1.0", "0x", "- 1", "1e3"] {
+        for bad in ["42xy", "", "18446744073709551616", "-9223372036854775809", "1.0", "0x", "- 1", "1e3", "-0x10", "+0x10"] {
             #expect(Self.error("<integer>\(bad)</integer>")?.code == .invalidPropertyList, "\(bad)")
         }
     }
@@ -141,5 +141,10 @@ struct XMLPlistReaderTests {
         #expect(decodePlist(Array(text.data(using: .utf16)!)).value == #""ü""#)
         let declared = text.replacingOccurrences(of: "UTF-8", with: "UTF-16BE")
         #expect(decodePlist(Array(declared.data(using: .utf16BigEndian)!)).value == #""ü""#)
+        // UTF-32, which libxml2 2.9.14 cannot read, with and without a byte order mark, in both orders.
+        let utf32 = text.replacingOccurrences(of: "UTF-8", with: "UTF-32")
+        #expect(decodePlist(Array(utf32.data(using: .utf32)!)).value == #""ü""#)
+        #expect(decodePlist(Array(utf32.data(using: .utf32BigEndian)!)).value == #""ü""#)
+        #expect(decodePlist(Array(utf32.data(using: .utf32LittleEndian)!)).value == #""ü""#)
     }
 }

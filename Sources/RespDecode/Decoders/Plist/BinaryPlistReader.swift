@@ -493,6 +493,15 @@ private struct BinaryPlistWalker {
         let (count, payload) = try length(at: offset, low: low)
         try checkPayload(payload, count: count, unit: 1, at: offset)
         try checkRoom(count &+ 2, at: offset)
+        if count > Self.largeString {
+            for i in 0..<count where base[payload + i] >= 0x80 {
+                throw invalid("ASCII string contains a byte of 0x80 or more", at: offset)
+            }
+            flush()
+            output.appendJSONString(utf8: UnsafeBufferPointer(start: base + payload, count: count), validate: false)
+            resync()
+            return
+        }
         // Worst case every byte becomes a 6-byte `\u00XX`.
         ensure(count &* 6 &+ 2)
         guard let end = writeASCIIJSONString(base + payload, count: count, to: cursor) else {
@@ -501,11 +510,57 @@ private struct BinaryPlistWalker {
         cursor = end
     }
 
+    /// Strings longer than this many units are written in segments (``OutputBuffer/appendJSONStringContent``)
+    /// rather than with room reserved for six output bytes per unit at once.
+    static let largeString = 1 << 20
+
+    /// Writes a long UTF-16BE string as a JSON string, transcoding 64 Ki units at a time; `false` (output as it was)
+    /// on an unpaired surrogate.
+    func appendLargeUTF16(_ source: UnsafePointer<UInt8>, units: Int) -> Bool {
+        let mark = output.mark
+        output.append(UInt8(ascii: "\""))
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(3 << 16)
+        var i = 0
+        while i < units {
+            utf8.removeAll(keepingCapacity: true)
+            let stop = min(i + (1 << 16), units)
+            while i < stop {
+                let unit = UInt32(source[2 &* i]) &<< 8 | UInt32(source[2 &* i &+ 1])
+                i += 1
+                var scalar = unit
+                if unit >= 0xD800 && unit < 0xDC00 {
+                    guard i < units else { output.rollback(to: mark); return false }
+                    let low = UInt32(source[2 &* i]) &<< 8 | UInt32(source[2 &* i &+ 1])
+                    guard low >= 0xDC00 && low < 0xE000 else { output.rollback(to: mark); return false }
+                    i += 1  // a pair may cross `stop`; it is finished here all the same
+                    scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                } else if unit >= 0xDC00 && unit < 0xE000 {
+                    output.rollback(to: mark)
+                    return false
+                }
+                utf8.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
+            }
+            utf8.withUnsafeBufferPointer { _ = output.appendJSONStringContent(utf8: $0, validate: false) }
+        }
+        output.append(UInt8(ascii: "\""))
+        return true
+    }
+
     /// Writes a UTF-16BE string object as a UTF-8 JSON string.
     mutating func emitUTF16(at offset: Int, low: Int) throws(RecordError) {
         let (count, payload) = try length(at: offset, low: low)
         try checkPayload(payload, count: count, unit: 2, at: offset)
         try checkRoom(count &+ 2, at: offset)
+        if count > Self.largeString {
+            flush()
+            guard appendLargeUTF16(base + payload, units: count) else {
+                resync()
+                throw invalid("UTF-16 string contains an unpaired surrogate", at: offset)
+            }
+            resync()
+            return
+        }
         // Worst case every unit becomes a 6-byte `\u00XX` (a surrogate pair is 4 bytes for 2 units).
         ensure(count &* 6 &+ 2)
         guard let end = writeUTF16JSONString(base + payload, units: count, to: cursor) else {

@@ -76,9 +76,9 @@ final class XMLPlistReader: XMLEventSink {
         case .stoppedBySink:
             out.rollback(to: mark)
             throw error ?? RecordError(.invalidPropertyList, "parse stopped")
-        case .entityExpansionExceeded(let limit):
+        case .limitExceeded(let message):
             out.rollback(to: mark)
-            throw RecordError(.limitExceeded, "entity references expand to more than \(limit) bytes")
+            throw RecordError(.limitExceeded, message)
         case .failed(let failure):
             out.rollback(to: mark)
             throw RecordError(
@@ -301,7 +301,7 @@ private let base64Values: [UInt8] = (0..<256).map { byte -> UInt8 in
     }
 }
 
-/// `[+-]?digits` or `[+-]?0x hexdigits`, white space around allowed, in -2^63 … 2^64−1.
+/// `[+-]?digits` or `0x hexdigits`, white space around allowed, in -2^63 … 2^64−1.
 private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
     let bytes = trimmed(raw)
     var i = 0
@@ -311,7 +311,8 @@ private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
         i += 1
     }
     var radix: UInt64 = 10
-    if i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x") {
+    // Hexadecimal only without a sign, as plistlib reads it.
+    if i == 0, i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x") {
         radix = 16
         i += 2
     }

@@ -14,6 +14,8 @@
 // - errors are captured per parse (never printed): the generic error handler is silenced on every parsing thread,
 //   since encoding errors bypass the parser context in 2.9.x.
 internal import CLibXML2
+internal import CShims
+import Glibc
 
 /// Receives one document's events; the decoders subclass it. Each method returns `false` to stop the parse (the sink
 /// keeps its own reason).
@@ -86,9 +88,15 @@ enum LibXML2 {
         case stoppedBySink
         /// libxml2 found the document not well-formed (or hit one of its own limits).
         case failed(XMLParseFailure)
-        /// Entity references expanded to more than ``maxEntityExpansion(forBodyBytes:)`` bytes.
-        case entityExpansionExceeded(limit: Int)
+        /// A bound of this file was passed: entity expansion (``maxEntityExpansion(forBodyBytes:)``) or attributes
+        /// per start tag (``maxAttributesPerElement``).
+        case limitExceeded(String)
     }
+
+    /// Most attributes (namespace declarations included) one start tag may have. libxml2 2.9.14 checks a start tag
+    /// for duplicate attributes pairwise before any callback runs: 100,000 attributes take 1.9 s, 300,000 take 17 s
+    /// (xmllint: 158 s). A pre-scan of the body enforces this bound before libxml2 sees it.
+    static let maxAttributesPerElement = 10_000
 
     /// Most bytes of content that entity references may produce in one document: 1 MiB plus 10 times the body.
     ///
@@ -122,6 +130,9 @@ enum LibXML2 {
     ) -> Outcome {
         _ = processSetup
         silenceGenericErrors()
+        if AttributeScan.exceeds(maxAttributesPerElement, in: body) {
+            return .limitExceeded("a start tag has more than \(maxAttributesPerElement) attributes")
+        }
         guard body.count <= Int(Int32.max) else {
             return .failed(XMLParseFailure(message: "document larger than 2 GiB", line: 0, column: 0, offset: 0))
         }
@@ -144,10 +155,17 @@ enum LibXML2 {
         let retained = Unmanaged.passRetained(session)
         defer { retained.release() }
         ctxt.pointee.sax.pointee = saxHandler
+        ctxt.pointee.sax.pointee._private = sessionMarker
         ctxt.pointee._private = retained.toOpaque()
+        respdecode_xml_set_current_parse(retained.toOpaque())
+        defer { respdecode_xml_set_current_parse(nil) }
         _ = xmlCtxtUseOptions(ctxt, Int32(parseOptions))
 
-        if let encoding, !startsWithByteOrderMark(body) {
+        // "UTF-16" names no byte order; libxml2's handler for it reads little-endian, so a big-endian body labelled
+        // `charset=utf-16` would fail. libxml2 detects UTF-16 of either order from `<` itself (RFC 2781: unmarked
+        // UTF-16 is big-endian), so the label is left to that detection.
+        let unmarked = encoding.map { ["utf-16", "utf16", "ucs-2", "iso-10646-ucs-2"].contains($0.lowercased()) } ?? false
+        if let encoding, !unmarked, !startsWithByteOrderMark(body) {
             if let handler = xmlFindCharEncodingHandler(encoding) {
                 _ = xmlSwitchToEncoding(ctxt, handler)
             } else {
@@ -157,12 +175,21 @@ enum LibXML2 {
         _ = xmlParseDocument(ctxt)
         warnings += session.warnings
 
-        if session.entityExpansionExceeded { return .entityExpansionExceeded(limit: session.maxEntityExpansion) }
+        if session.entityExpansionExceeded {
+            return .limitExceeded(
+                "entity references and default attributes expand to more than \(session.maxEntityExpansion) bytes "
+                    + "(1 MiB plus 10 times the body)")
+        }
         if session.stoppedBySink { return .stoppedBySink }
         if ctxt.pointee.wellFormed == 0 || session.failure != nil {
             var failure = session.failure ?? XMLParseFailure(
                 message: "not well-formed", line: Int(ctxt.pointee.input?.pointee.line ?? 0),
                 column: Int(ctxt.pointee.input?.pointee.col ?? 0), offset: 0)
+            // An encoding error reaches only the generic handler; the parser then reports a consequence ("Premature
+            // end of data…"). The encoding error says what really happened.
+            if let conversion = lastGenericError(), conversion.contains("conversion failed") {
+                failure.message = conversion
+            }
             failure.offset = min(max(failure.offset, 0), body.count)
             return .failed(failure)
         }
@@ -191,6 +218,8 @@ enum LibXML2 {
         sax.characters = charactersCallback
         sax.ignorableWhitespace = charactersCallback
         sax.cdataBlock = charactersCallback
+        sax.getEntity = getEntityCallback
+        sax.getParameterEntity = getParameterEntityCallback
         sax.reference = nil
         sax.comment = nil
         sax.processingInstruction = nil
@@ -200,6 +229,90 @@ enum LibXML2 {
         sax.serror = structuredErrorCallback
         return sax
     }()
+}
+
+/// Counts attributes per start tag in the raw body, cheaply and conservatively: an `=` that follows a name character
+/// (white space between allowed) and precedes a quote is an attribute's, and the count starts again at every `<`.
+/// Start tags in entity text are covered too, as entity values sit in the body between one `<` and the next. Reads
+/// UTF-16 (either order, by its byte order mark or its first `<`) by code units and everything else byte by byte
+/// (UTF-32 is transcoded before this runs).
+private enum AttributeScan {
+    static func exceeds(_ limit: Int, in body: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard body.count > 2 * limit else { return false }  // each attribute takes at least `a=""`
+        if body[0] == 0xFE && body[1] == 0xFF || body[0] == 0x00 && body[1] == 0x3C {
+            return scan(body, width: 2, low: 1, limit: limit)
+        }
+        if body[0] == 0xFF && body[1] == 0xFE || body[0] == 0x3C && body[1] == 0x00 {
+            return scan(body, width: 2, low: 0, limit: limit)
+        }
+        return scanBytes(body, limit: limit)
+    }
+
+    /// The byte-wide scan, by `memchr`: `=` is rare outside attributes, so only the `=`s are looked at closely, and
+    /// the gap before each is searched for a `<` (at `memchr` speed; the byte-by-byte loop cost 6 ms on 5 MB).
+    private static func scanBytes(_ body: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+        guard let base = body.baseAddress else { return false }
+        let n = body.count
+        var count = 0
+        var from = 0  // where the search for the next `=` starts; no `<` was seen before it since the count began
+        while from < n, let hit = memchr(base + from, Int32(UInt8(ascii: "=")), n - from) {
+            let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if memchr(base + from, Int32(UInt8(ascii: "<")), i - from) != nil { count = 0 }
+            if isAttributeEquals(body, i) {
+                count += 1
+                if count > limit { return true }
+            }
+            from = i + 1
+        }
+        return false
+    }
+
+    @inline(__always) private static func isAttributeEquals(_ body: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
+        var before = i - 1
+        while before >= 0 && isSpace(body[before]) { before -= 1 }
+        var after = i + 1
+        while after < body.count && isSpace(body[after]) { after += 1 }
+        return before >= 0 && after < body.count && isNameEnd(body[before])
+            && (body[after] == UInt8(ascii: "\"") || body[after] == UInt8(ascii: "'"))
+    }
+
+    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    @inline(__always) private static func isNameEnd(_ c: UInt8) -> Bool {
+        c >= 0x80 || (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x5F || c == 0x2D
+            || c == 0x2E || c == 0x3A
+    }
+
+    /// The same rule by code units (UTF-16).
+    private static func scan(_ body: UnsafeBufferPointer<UInt8>, width: Int, low: Int, limit: Int) -> Bool {
+        // The ASCII character of the code unit at `i`, or 0x80 for anything else.
+        @inline(__always) func unit(_ i: Int) -> UInt8 {
+            if width == 1 { return body[i] }
+            return body[i + 1 - low] == 0 ? body[i + low] : 0x80
+        }
+        let end = body.count - body.count % width
+        var count = 0
+        var i = 0
+        while i < end {
+            let c = unit(i)
+            if c == UInt8(ascii: "<") {
+                count = 0
+            } else if c == UInt8(ascii: "=") {
+                var before = i - width
+                while before >= 0 && isSpace(unit(before)) { before -= width }
+                var after = i + width
+                while after < end && isSpace(unit(after)) { after += width }
+                if before >= 0, after < end, isNameEnd(unit(before)),
+                    unit(after) == UInt8(ascii: "\"") || unit(after) == UInt8(ascii: "'")
+                {
+                    count += 1
+                    if count > limit { return true }
+                }
+            }
+            i += width
+        }
+        return false
+    }
 }
 
 /// A body in UTF-32, recognised as XML 1.0 Appendix F does: by its byte order mark, or by `<` as its first character.
@@ -250,9 +363,29 @@ private let processSetup: Void = {
     respdecode_xml_set_max_depth(1_000_001)
 }()
 
-/// libxml2 keeps its generic error handler per thread (2.9.x `globals.c`) and prints to stderr by default.
+/// libxml2 keeps its generic error handler per thread (2.9.x `globals.c`) and prints to stderr by default; ours
+/// keeps the last message of this thread instead (`lastGenericError()`), emptied here.
 private func silenceGenericErrors() {
     respdecode_xml_silence_this_thread()
+}
+
+/// The last message libxml2 sent to the generic error handler on this thread since the parse began, if any.
+private func lastGenericError() -> String? {
+    guard let text = respdecode_xml_last_generic_error(), text.pointee != 0 else { return nil }
+    // The first message only; libxml2 repeats it and adds consequences ("encoder error").
+    let message = String(cString: text).split(separator: "\n").first.map(String.init) ?? ""
+    return message.isEmpty ? nil : message
+}
+
+/// The address stored in our SAX handler's `_private`, so that callbacks reached from a parse that is not ours (the
+/// external entity loader is process-wide) never take that parse's `_private` for a session.
+nonisolated(unsafe) private let sessionMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+
+/// The session of the parse `ctxt` belongs to, if it is one of ours.
+@inline(__always)
+private func ourSession(_ ctxt: xmlParserCtxtPtr) -> Unmanaged<SAXSession>? {
+    guard let me = ctxt.pointee._private, ctxt.pointee.sax?.pointee._private == sessionMarker else { return nil }
+    return Unmanaged<SAXSession>.fromOpaque(me)
 }
 
 /// What one parse needs in the callbacks, reached through the parser context's `_private` (which libxml2 copies to
@@ -309,8 +442,8 @@ private final class SAXSession {
 /// without retaining it (the parse holds a reference for its whole length).
 @inline(__always)
 private func withActiveSession(_ ctx: UnsafeMutableRawPointer?, _ body: (SAXSession) -> Void) {
-    guard let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ctxt.pointee._private else { return }
-    Unmanaged<SAXSession>.fromOpaque(me)._withUnsafeGuaranteedRef { session in
+    guard let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let session = ourSession(ctxt) else { return }
+    session._withUnsafeGuaranteedRef { session in
         if session.active { body(session) }
     }
 }
@@ -354,34 +487,68 @@ private func endElementCallback(
 private func charactersCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafePointer<xmlChar>?, _ length: Int32) {
     guard let text, length > 0 else { return }
     withActiveSession(ctx) { session in
-        guard session.countExpansion(Int(length), in: ctx) else { return }
         let piece = UnsafeBufferPointer(start: text, count: Int(length))
         if !session.sink._withUnsafeGuaranteedRef({ $0.characters(piece) }) { session.stop() }
     }
 }
 
 private func structuredErrorCallback(_ ctx: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<xmlError>?) {
-    guard let error, let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ctxt.pointee._private
-    else { return }
-    let session = Unmanaged<SAXSession>.fromOpaque(me).takeUnretainedValue()
+    guard let error, let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ourSession(ctxt) else {
+        return
+    }
+    let session = me.takeUnretainedValue()
     var message = error.pointee.message.map { String(cString: $0) } ?? "error \(error.pointee.code)"
     while message.last == "\n" || message.last == " " { message.removeLast() }
     switch error.pointee.level {
     case XML_ERR_FATAL:
         guard session.failure == nil else { return }
         session.active = false
+        // An error inside entity text is reported by the context parsing that text, with its line and column; the
+        // document's context says where in the body the reference is, which is what the line should point to.
+        var line = Int(error.pointee.line)
+        var column = Int(error.pointee.int2)
+        if ctxt != session.context, let input = session.context.pointee.input {
+            line = Int(input.pointee.line)
+            column = Int(input.pointee.col)
+        }
         session.failure = XMLParseFailure(
-            message: message, line: Int(error.pointee.line), column: Int(error.pointee.int2),
-            offset: Int(xmlByteConsumed(session.context)))
+            message: message, line: line, column: column, offset: Int(xmlByteConsumed(session.context)))
     default:
         session.warn("libxml2: \(message)")
+    }
+}
+
+/// libxml2's own lookup, with every use of a declared entity counted against the expansion cap: once past it, the
+/// parse stops and further lookups find nothing, so no more text is expanded (in content, attribute values and the
+/// DTD alike; libxml2 2.9's own amplification check does not work in SAX mode).
+private func getEntityCallback(_ ctx: UnsafeMutableRawPointer?, _ name: UnsafePointer<xmlChar>?) -> xmlEntityPtr? {
+    counted(xmlSAX2GetEntity(ctx, name), ctx)
+}
+
+private func getParameterEntityCallback(_ ctx: UnsafeMutableRawPointer?, _ name: UnsafePointer<xmlChar>?)
+    -> xmlEntityPtr?
+{
+    counted(xmlSAX2GetParameterEntity(ctx, name), ctx)
+}
+
+@inline(__always)
+private func counted(_ entity: xmlEntityPtr?, _ ctx: UnsafeMutableRawPointer?) -> xmlEntityPtr? {
+    guard let entity, entity.pointee.etype != XML_INTERNAL_PREDEFINED_ENTITY,
+        let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ourSession(ctxt)
+    else { return entity }
+    return me._withUnsafeGuaranteedRef { session in
+        if session.entityExpansionExceeded { return nil }
+        // The entity's text plus a little for the reference itself; nested references are counted as they are met.
+        return session.countExpansion(Int(entity.pointee.length) + 8, in: ctx, always: true) ? entity : nil
     }
 }
 
 private func refuseExternalEntity(
     _ url: UnsafePointer<CChar>?, _ id: UnsafePointer<CChar>?, _ ctxt: xmlParserCtxtPtr?
 ) -> xmlParserInputPtr? {
-    if let me = ctxt?.pointee._private {
+    // The loader is process-wide and may be reached from contexts libxml2 makes for entities (with our `_private`
+    // but not our handler); `_private` is trusted only when it is the parse running on this thread.
+    if let me = ctxt?.pointee._private, me == respdecode_xml_current_parse() {
         let session = Unmanaged<SAXSession>.fromOpaque(me).takeUnretainedValue()
         let name = url.map { String(cString: $0) } ?? id.map { String(cString: $0) } ?? "?"
         session.warn("external entity '\(name)' not loaded (external entities and DTDs are never read)")

@@ -25,10 +25,9 @@ public struct XMLBodyDecoder: BodyDecoder {
         case .stoppedBySink:
             output.rollback(to: mark)
             throw writer.error ?? RecordError(.invalidXML, "parse stopped")
-        case .entityExpansionExceeded(let limit):
+        case .limitExceeded(let message):
             output.rollback(to: mark)
-            throw RecordError(
-                .limitExceeded, "entity references expand to more than \(limit) bytes (1 MiB plus 10 times the body)")
+            throw RecordError(.limitExceeded, message)
         case .failed(let failure):
             output.rollback(to: mark)
             throw RecordError(
@@ -45,7 +44,9 @@ public struct XMLBodyDecoder: BodyDecoder {
 ///   entity-substituted, normalized values; it is left out when there are none.
 /// - `children` holds elements and text strings in document order; adjacent text, CDATA and character or entity
 ///   references make one string; comments and processing instructions are left out (text on both sides of one joins
-///   up). Whitespace-only text is dropped unless `keepWhitespace`. `children` is left out when empty.
+///   up). Whitespace-only text between elements (before a child element, or after one) is dropped unless
+///   `keepWhitespace`; whitespace that is an element's whole content (`<s> </s>`) is kept. `children` is left out
+///   when empty.
 final class XMLTreeWriter: XMLEventSink {
     private let out: OutputBuffer
     private let keepWhitespace: Bool
@@ -54,8 +55,11 @@ final class XMLTreeWriter: XMLEventSink {
     private let valueEnd: Int
     // Events come one at a time and no two accesses to a property overlap, so Swift's dynamic exclusivity checks
     // (a tenth of the time of a large document) are skipped on the hot properties.
-    /// Per open element: whether its `"children":[` has been written.
-    @exclusivity(unchecked) private var openChildren: [Bool] = []
+    /// Per open element: ``childrenOpened`` once its `"children":[` is written, ``hasElementChild`` once a child
+    /// element has started.
+    @exclusivity(unchecked) private var openChildren: [UInt8] = []
+    private static let childrenOpened: UInt8 = 1
+    private static let hasElementChild: UInt8 = 2
     /// Character data not yet written, and whether it is all white space so far.
     @exclusivity(unchecked) private var text: [UInt8] = []
     @exclusivity(unchecked) private var textIsBlank = true
@@ -72,12 +76,16 @@ final class XMLTreeWriter: XMLEventSink {
     }
 
     override func startElement(_ element: XMLElementStart) -> Bool {
-        if !flushText() { return false }
+        // White space before a child element is between elements.
+        if !flushText(dropBlank: true) { return false }
         guard openChildren.count < maxDepth else {
             error = RecordError(.limitExceeded, "XML elements nested deeper than \(maxDepth)")
             return false
         }
-        if !openChildren.isEmpty { openChild() }
+        if !openChildren.isEmpty {
+            openChild()
+            openChildren[openChildren.count - 1] |= Self.hasElementChild
+        }
         out.append(ascii: "{\"name\":\"")
         // XML names never hold a quote, a backslash or a control character, and libxml2 gives them as UTF-8.
         if let prefix = element.prefix {
@@ -118,13 +126,14 @@ final class XMLTreeWriter: XMLEventSink {
             }
             out.append(UInt8(ascii: "}"))
         }
-        openChildren.append(false)
+        openChildren.append(0)
         return withinBudget()
     }
 
     override func endElement() -> Bool {
-        if !flushText() { return false }
-        if openChildren.removeLast() { out.append(UInt8(ascii: "]")) }
+        // White space after a child element is between elements; white space that is all the content is kept.
+        if !flushText(dropBlank: openChildren[openChildren.count - 1] & Self.hasElementChild != 0) { return false }
+        if openChildren.removeLast() & Self.childrenOpened != 0 { out.append(UInt8(ascii: "]")) }
         out.append(UInt8(ascii: "}"))
         return true
     }
@@ -136,12 +145,12 @@ final class XMLTreeWriter: XMLEventSink {
     }
 
     /// Writes the pending character data as a text child, unless it is only white space and that is dropped.
-    private func flushText() -> Bool {
+    private func flushText(dropBlank: Bool) -> Bool {
         defer {
             text.removeAll(keepingCapacity: text.capacity <= 1 << 20)
             textIsBlank = true
         }
-        guard !text.isEmpty, !(textIsBlank && !keepWhitespace), !openChildren.isEmpty else { return true }
+        guard !text.isEmpty, !(textIsBlank && dropBlank && !keepWhitespace), !openChildren.isEmpty else { return true }
         openChild()
         let ok = text.withUnsafeBufferPointer { appendString($0) }
         return ok && withinBudget()
@@ -150,11 +159,11 @@ final class XMLTreeWriter: XMLEventSink {
     /// Writes the separator before a child of the innermost open element: `,"children":[` for the first, else `,`.
     @inline(__always)
     private func openChild() {
-        if openChildren[openChildren.count - 1] {
+        if openChildren[openChildren.count - 1] & Self.childrenOpened != 0 {
             out.append(UInt8(ascii: ","))
         } else {
             out.append(ascii: ",\"children\":[")
-            openChildren[openChildren.count - 1] = true
+            openChildren[openChildren.count - 1] |= Self.childrenOpened
         }
     }
 
