@@ -16,19 +16,28 @@ final class XMLPlistReader: XMLEventSink {
     private enum Element {
         case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
 
-        init?(_ name: UnsafeBufferPointer<UInt8>) {
-            switch name.count {
-            case 3 where equals(name, "key"): self = .key
-            case 4 where equals(name, "dict"): self = .dict
-            case 4 where equals(name, "real"): self = .real
-            case 4 where equals(name, "date"): self = .date
-            case 4 where equals(name, "data"): self = .data
-            case 4 where equals(name, "true"): self = .true
-            case 5 where equals(name, "plist"): self = .plist
-            case 5 where equals(name, "array"): self = .array
-            case 5 where equals(name, "false"): self = .false
-            case 6 where equals(name, "string"): self = .string
-            case 7 where equals(name, "integer"): self = .integer
+        /// The element named by the NUL-terminated `name`, if it is a plist element. Reads at most the name's
+        /// length plus one byte, by packing it into one word (names are at most 7 bytes).
+        init?(cString name: UnsafePointer<UInt8>) {
+            var word: UInt64 = 0
+            for i in 0..<8 {
+                let byte = name[i]
+                if byte == 0 { break }
+                guard i < 7 else { return nil }
+                word |= UInt64(byte) << (8 * UInt64(i))
+            }
+            switch word {
+            case packedName("key"): self = .key
+            case packedName("dict"): self = .dict
+            case packedName("string"): self = .string
+            case packedName("integer"): self = .integer
+            case packedName("real"): self = .real
+            case packedName("date"): self = .date
+            case packedName("data"): self = .data
+            case packedName("true"): self = .true
+            case packedName("false"): self = .false
+            case packedName("array"): self = .array
+            case packedName("plist"): self = .plist
             default: return nil
             }
         }
@@ -93,7 +102,7 @@ final class XMLPlistReader: XMLEventSink {
     }
 
     override func startElement(_ start: XMLElementStart) -> Bool {
-        guard let element = Element(start.localName), start.prefix == nil else {
+        guard let element = Element(cString: start.localNameCString), start.prefix == nil else {
             return fail("unknown element <\(String(decoding: start.localName, as: UTF8.self))>")
         }
         guard isBlank(text.bytes) else { return fail("text outside a value element") }
@@ -395,11 +404,12 @@ private func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     return true
 }
 
-private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-    guard bytes.count == name.utf8CodeUnitCount else { return false }
-    let pointer = name.utf8Start
-    for i in 0..<bytes.count where bytes[i] != pointer[i] { return false }
-    return true
+/// An element name of at most 7 bytes packed into a word, the first byte lowest.
+@inline(__always)
+private func packedName(_ name: StaticString) -> UInt64 {
+    var word: UInt64 = 0
+    for i in 0..<name.utf8CodeUnitCount { word |= UInt64(name.utf8Start[i]) << (8 * UInt64(i)) }
+    return word
 }
 
 /// The start of a text for an error message.

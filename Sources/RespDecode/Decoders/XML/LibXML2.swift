@@ -46,6 +46,8 @@ struct XMLElementStart {
     let attributeCount: Int
 
     var localName: UnsafeBufferPointer<UInt8> { cString(localNamePointer) }
+    /// The local name as libxml2 gives it, NUL-terminated.
+    var localNameCString: UnsafePointer<UInt8> { localNamePointer }
     var prefix: UnsafeBufferPointer<UInt8>? { prefixPointer.map(cString) }
     /// The element's namespace URI, if it is in one.
     var namespaceURI: UnsafeBufferPointer<UInt8>? { namespacePointer.map(cString) }
