@@ -12,5 +12,6 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 #include <libxml/globals.h>
+#include <libxml/valid.h>
 
 #endif

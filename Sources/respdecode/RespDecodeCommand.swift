@@ -67,7 +67,7 @@ struct RespDecodeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Largest JSON value of one xml or plist body (guards entity and shared-object "
         + "expansion).", valueName: "size"))
-    var maxValueBytes = "256MiB"
+    var maxValueBytes = "64MiB"
 
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = "4KiB"

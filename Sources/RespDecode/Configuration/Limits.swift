@@ -15,7 +15,8 @@ public struct Limits: Sendable, Hashable {
     /// Default: 1,000,000.
     public var maxPlistObjects: Int
     /// Largest JSON value one record's xml or plist decoder may write, in bytes: guards the expansion of shared
-    /// plist objects and XML entities, which can make a small body a huge value. Default: 268,435,456 (256 MiB).
+    /// plist objects and XML namespaces and entities, which can make a small body a huge value.
+    /// Default: 67,108,864 (64 MiB).
     public var maxValueBytes: Int
 
     public init(
@@ -24,7 +25,7 @@ public struct Limits: Sendable, Hashable {
         maxDepth: Int = 512,
         maxErrorBodyBytes: Int = 4096,
         maxPlistObjects: Int = 1_000_000,
-        maxValueBytes: Int = 256 * 1024 * 1024
+        maxValueBytes: Int = 64 * 1024 * 1024
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A growable byte buffer that result lines are written into.
 ///
 /// Decoders write their value straight into the line being built (no intermediate object tree), so the buffer
@@ -19,11 +21,12 @@ public final class OutputBuffer {
     /// - Parameter capacity: initial allocation in bytes. Default: 64 KiB.
     public init(capacity: Int = 64 * 1024) {
         self.capacity = max(capacity, 16)
-        self.base = .allocate(capacity: self.capacity)
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory: \(self.capacity) bytes") }
+        self.base = memory.assumingMemoryBound(to: UInt8.self)
         self.count = 0
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     /// The written bytes, valid until the next mutation.
     public var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
@@ -48,13 +51,16 @@ public final class OutputBuffer {
         if capacity - count < additional { grow(additional) }
     }
 
+    /// Doubles the allocation (by half past 64 MiB) until `additional` bytes fit, with `realloc`: a large block
+    /// grows by remapping its pages, without holding the old and new blocks at once (which had a 100 MB value abort
+    /// the process under a 256 MB address-space limit).
     @inline(never) private func grow(_ additional: Int) {
         var newCapacity = capacity
-        while newCapacity - count < additional { newCapacity = newCapacity &* 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        while newCapacity - count < additional {
+            newCapacity = newCapacity < 64 << 20 ? newCapacity &* 2 : newCapacity &+ newCapacity / 2
+        }
+        guard let memory = realloc(base, newCapacity) else { fatalError("out of memory: \(newCapacity) bytes") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 

@@ -98,9 +98,13 @@ struct XMLDecoderTests {
         for encoding: String.Encoding in [.utf32, .utf32BigEndian, .utf32LittleEndian] {
             #expect(decodeXML(Array(text.data(using: encoding)!)).value == #"{"name":"a","children":["ü😀"]}"#)
         }
-        // `charset=utf-16` names no byte order: libxml2's own detection reads big-endian UTF-16 right.
+        // `charset=utf-16` names no byte order: it is read from the first character, with or without a declaration.
         let utf16 = Array(#"<?xml version="1.0" encoding="UTF-16"?><r>xxxxxé</r>"#.data(using: .utf16BigEndian)!)
         #expect(decodeXML(utf16, charset: "utf-16").value == #"{"name":"r","children":["xxxxxé"]}"#)
+        for encoding: String.Encoding in [.utf16BigEndian, .utf16LittleEndian] {
+            let bare = Array("<r>hé</r>".data(using: encoding)!)
+            #expect(decodeXML(bare, charset: "utf-16").value == #"{"name":"r","children":["hé"]}"#, "\(encoding)")
+        }
     }
 
     @Test func encodingErrorsSayWhatFailed() throws {
@@ -250,6 +254,18 @@ struct XMLDecoderTests {
         #expect(decodeXML(Array(tag(10_001).data(using: .utf16)!)).error?.code == .limitExceeded)
         // `=` that does not sit between a name and a quote is not an attribute's.
         #expect(decodeXML("<r>" + String(repeating: "x = y ==\"", count: 20_000) + "</r>").value != nil)
+        // Only start tags count: escaped markup, CDATA, comments and attribute-like text are content.
+        let escaped = "<rss><description>" + String(repeating: "&lt;span class=\"c\"&gt;x&lt;/span&gt; ", count: 10_001)
+            + "</description></rss>"
+        #expect(decodeXML(escaped).value != nil)
+        #expect(decodeXML("<r><![CDATA[" + String(repeating: "x=\"1\" ", count: 10_001) + "]]></r>").value != nil)
+        #expect(decodeXML("<r><!-- c -->" + String(repeating: "a=\"\" ", count: 10_001) + "</r>").value != nil)
+        // UTF-16 labelled by charset without a byte order mark, and not starting with `<`.
+        let utf16 = Array((" " + tag(10_001)).data(using: .utf16LittleEndian)!)
+        #expect(decodeXML(utf16, charset: "utf-16le").error?.code == .limitExceeded)
+        // The DTD may declare at most as many attributes.
+        let declarations = (0..<10_001).map { "x\($0) CDATA 'v'" }.joined(separator: " ")
+        #expect(decodeXML("<!DOCTYPE a [<!ATTLIST a \(declarations)>]><a/>").error?.code == .limitExceeded)
     }
 
     @Test func longNamesAreRejected() {

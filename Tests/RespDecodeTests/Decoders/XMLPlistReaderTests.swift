@@ -44,6 +44,17 @@ struct XMLPlistReaderTests {
         #expect(decodePlist(Array("<string>only</string>".utf8)).value == #""only""#)
     }
 
+    @Test func longStringsAreWrittenAsTheyArrive() {
+        // Strings are escaped into the output piece by piece as libxml2 delivers them; multi-byte characters and
+        // escapes must survive its chunking, in text, entities and CDATA alike.
+        let text = String(repeating: "aé😀\"\\\t", count: 50_000)
+        let escaped = String(repeating: #"aé😀\"\\\t"#, count: 50_000)
+        #expect(Self.value("<string>\(text.replacingOccurrences(of: "\"", with: "&quot;"))</string>") == "\"\(escaped)\"")
+        #expect(Self.value("<string><![CDATA[\(text)]]></string>") == "\"\(escaped)\"")
+        #expect(Self.value("<dict><key>\(text.replacingOccurrences(of: "\"", with: "&#34;"))</key><true/></dict>")
+            == "{\"\(escaped)\":true}")
+    }
+
     @Test func integers() {
         #expect(Self.value("<integer>0x73709551615</integer>") == "7932961166869")  // libplist's hex.plist
         #expect(Self.value("<integer> 18446744073709551615 </integer>") == "18446744073709551615")

@@ -63,6 +63,8 @@ final class XMLPlistReader: XMLEventSink {
     @exclusivity(unchecked) private var objects = 0
     @exclusivity(unchecked) private var containerDepth = 0
     @exclusivity(unchecked) private var wroteRoot = false
+    /// Inside `<string>` or `<key>`: character data goes straight into the output.
+    @exclusivity(unchecked) private var inString = false
     /// Why the reader stopped the parse.
     private(set) var error: RecordError?
 
@@ -154,15 +156,20 @@ final class XMLPlistReader: XMLEventSink {
             out.append(UInt8(ascii: element == .dict ? "{" : "["))
         case .plist:
             return fail("<plist> inside a value")
+        case .string, .key:
+            // Strings and keys are escaped into the output as their text arrives (see `characters`).
+            out.append(UInt8(ascii: "\""))
         default:
             break
         }
         stack.append(Frame(element: element))
+        inString = element == .string || element == .key
         return true
     }
 
     override func endElement() -> Bool {
         let frame = stack.removeLast()
+        inString = false
         defer { text.removeAll() }
         switch frame.element {
         case .plist:
@@ -179,14 +186,9 @@ final class XMLPlistReader: XMLEventSink {
             containerDepth -= 1
             out.append(UInt8(ascii: "]"))
         case .key:
-            guard out.appendJSONString(utf8: text.bytes) else {
-                return fail("key is not UTF-8")
-            }
-            out.append(UInt8(ascii: ":"))
+            out.append(ascii: "\":")
         case .string:
-            guard out.appendJSONString(utf8: text.bytes) else {
-                return fail("string is not UTF-8")
-            }
+            out.append(UInt8(ascii: "\""))
         case .true, .false:
             guard isBlank(text.bytes) else { return fail("text inside <\(frame.element)>") }
             out.append(ascii: frame.element == .true ? "true" : "false")
@@ -220,7 +222,27 @@ final class XMLPlistReader: XMLEventSink {
     }
 
     override func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if inString {
+            // Written as it comes (libxml2 hands out whole characters), in slices with the limit checked between.
+            var start = 0
+            while start < bytes.count {
+                var end = min(start + (1 << 20), bytes.count)
+                while end < bytes.count && end > start + 1 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+                guard out.appendJSONStringContent(utf8: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
+                    return fail("text is not UTF-8")
+                }
+                guard out.count <= valueEnd else {
+                    return fail("plist value larger than the value limit (maxValueBytes)", .limitExceeded)
+                }
+                start = end
+            }
+            return true
+        }
         text.append(bytes)
+        // Pending text counts against the value limit before it is written (it can be entity-made).
+        guard text.count <= valueEnd - out.count else {
+            return fail("plist value larger than the value limit (maxValueBytes)", .limitExceeded)
+        }
         return true
     }
 
@@ -320,8 +342,8 @@ private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
         i += 1
     }
     var radix: UInt64 = 10
-    // Hexadecimal only without a sign, as plistlib reads it.
-    if i == 0, i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x") {
+    // Hexadecimal only without a sign or leading white space, as plistlib reads it.
+    if i == 0, bytes.baseAddress == raw.baseAddress, i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x") {
         radix = 16
         i += 2
     }

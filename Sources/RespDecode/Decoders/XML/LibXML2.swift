@@ -100,14 +100,14 @@ enum LibXML2 {
     /// (xmllint: 158 s). A pre-scan of the body enforces this bound before libxml2 sees it.
     static let maxAttributesPerElement = 10_000
 
-    /// Most bytes of content that entity references may produce in one document: 1 MiB plus 10 times the body.
+    /// Most bytes of content that entity references may produce in one document: 1 MiB plus 10 times the body, at
+    /// most 61 MiB (a larger body may still use entities, just not for more than that).
     ///
     /// libxml2 2.9.x's own amplification check works only when it builds a tree; in SAX mode it let the quadratic
     /// blowup (`defusedxml/quadratic.xml`, 103 KB) expand to 100 MB. Libxml2 ≥ 2.12 uses a factor of 5 over the
     /// input; 10 leaves room for documents that use entities as abbreviations.
     static func maxEntityExpansion(forBodyBytes bytes: Int) -> Int {
-        let (scaled, overflow) = bytes.multipliedReportingOverflow(by: 10)
-        return overflow ? Int.max : scaled.addingReportingOverflow(1 << 20).overflow ? Int.max : scaled + (1 << 20)
+        min(bytes, 6 << 20) * 10 + (1 << 20)
     }
 
     /// Parses `body` as one XML document, sending its events to `sink`.
@@ -132,7 +132,7 @@ enum LibXML2 {
     ) -> Outcome {
         _ = processSetup
         silenceGenericErrors()
-        if AttributeScan.exceeds(maxAttributesPerElement, in: body) {
+        if AttributeScan.exceeds(maxAttributesPerElement, in: body, encoding: encoding) {
             return .limitExceeded("a start tag has more than \(maxAttributesPerElement) attributes")
         }
         guard body.count <= Int(Int32.max) else {
@@ -163,11 +163,15 @@ enum LibXML2 {
         defer { respdecode_xml_set_current_parse(nil) }
         _ = xmlCtxtUseOptions(ctxt, Int32(parseOptions))
 
-        // "UTF-16" names no byte order; libxml2's handler for it reads little-endian, so a big-endian body labelled
-        // `charset=utf-16` would fail. libxml2 detects UTF-16 of either order from `<` itself (RFC 2781: unmarked
-        // UTF-16 is big-endian), so the label is left to that detection.
-        let unmarked = encoding.map { ["utf-16", "utf16", "ucs-2", "iso-10646-ucs-2"].contains($0.lowercased()) } ?? false
-        if let encoding, !unmarked, !startsWithByteOrderMark(body) {
+        // "UTF-16" names no byte order, and libxml2's handler for it reads little-endian, so a big-endian body
+        // labelled `charset=utf-16` would fail: the order is read from the first character (XML's first character
+        // is ASCII, so one of its two bytes is zero); a body with a byte order mark is left to libxml2.
+        var encoding = encoding
+        if let label = encoding, ["utf-16", "utf16", "ucs-2", "iso-10646-ucs-2"].contains(label.lowercased()) {
+            encoding = body.count >= 2 && body[0] == 0 && body[1] != 0 ? "UTF-16BE"
+                : body.count >= 2 && body[0] != 0 && body[1] == 0 ? "UTF-16LE" : nil
+        }
+        if let encoding, !startsWithByteOrderMark(body) {
             if let handler = xmlFindCharEncodingHandler(encoding) {
                 _ = xmlSwitchToEncoding(ctxt, handler)
             } else {
@@ -177,11 +181,7 @@ enum LibXML2 {
         _ = xmlParseDocument(ctxt)
         warnings += session.warnings
 
-        if session.entityExpansionExceeded {
-            return .limitExceeded(
-                "entity references and default attributes expand to more than \(session.maxEntityExpansion) bytes "
-                    + "(1 MiB plus 10 times the body)")
-        }
+        if let message = session.limitExceeded { return .limitExceeded(message) }
         if session.stoppedBySink { return .stoppedBySink }
         if ctxt.pointee.wellFormed == 0 || session.failure != nil {
             var failure = session.failure ?? XMLParseFailure(
@@ -221,6 +221,7 @@ enum LibXML2 {
         sax.ignorableWhitespace = charactersCallback
         sax.cdataBlock = charactersCallback
         sax.getEntity = getEntityCallback
+        sax.attributeDecl = attributeDeclCallback
         sax.getParameterEntity = getParameterEntityCallback
         sax.reference = nil
         sax.comment = nil
@@ -233,87 +234,158 @@ enum LibXML2 {
     }()
 }
 
-/// Counts attributes per start tag in the raw body, cheaply and conservatively: an `=` that follows a name character
-/// (white space between allowed) and precedes a quote is an attribute's, and the count starts again at every `<`.
-/// Start tags in entity text are covered too, as entity values sit in the body between one `<` and the next. Reads
-/// UTF-16 (either order, by its byte order mark or its first `<`) by code units and everything else byte by byte
-/// (UTF-32 is transcoded before this runs).
-private enum AttributeScan {
-    static func exceeds(_ limit: Int, in body: UnsafeBufferPointer<UInt8>) -> Bool {
+/// Finds a start tag with too many attributes before libxml2 parses the body (libxml2 2.9 compares a tag's
+/// attributes pairwise before any callback runs). A small lexer: text is skipped with `memchr`, comments, CDATA
+/// sections, processing instructions, end tags and declarations are skipped, and in a start tag each `=` between a
+/// name and a quoted value counts. Quoted literals in declarations are skipped too: entity text is scanned when an
+/// entity is used (``SAXSession/scanEntity(_:)``), after libxml2 has resolved its character references.
+///
+/// UTF-16 (by byte order mark, `charset`, or the zero byte of its first character) and EBCDIC (by its `<?xm`
+/// signature or an IBM/EBCDIC `charset`) are first narrowed to one byte per character; everything else is read as
+/// ASCII-compatible bytes (UTF-32 is transcoded before this runs).
+enum AttributeScan {
+    static func exceeds(_ limit: Int, in body: UnsafeBufferPointer<UInt8>, encoding: String?) -> Bool {
         guard body.count > 2 * limit else { return false }  // each attribute takes at least `a=""`
-        if body[0] == 0xFE && body[1] == 0xFF || body[0] == 0x00 && body[1] == 0x3C {
-            return scan(body, width: 2, low: 1, limit: limit)
+        let label = encoding?.lowercased() ?? ""
+        var bigEndian: Bool?
+        if body[0] == 0xFE && body[1] == 0xFF { bigEndian = true }
+        else if body[0] == 0xFF && body[1] == 0xFE { bigEndian = false }
+        else if label == "utf-16be" || label == "unicodefffe" { bigEndian = true }
+        else if label == "utf-16le" { bigEndian = false }
+        else if body[0] == 0x00 && body[1] != 0x00 { bigEndian = true }
+        else if body[0] != 0x00 && body[1] == 0x00 { bigEndian = false }
+        if let bigEndian {
+            let high = bigEndian ? 0 : 1
+            let narrowed = (0..<body.count / 2).map { k -> UInt8 in
+                let c = body[2 * k + 1 - high]
+                return body[2 * k + high] == 0 && c < 0x80 ? c : 0x80
+            }
+            return narrowed.withUnsafeBufferPointer { scan($0, limit: limit) }
         }
-        if body[0] == 0xFF && body[1] == 0xFE || body[0] == 0x3C && body[1] == 0x00 {
-            return scan(body, width: 2, low: 0, limit: limit)
+        let ebcdic = (body.count >= 4 && body[0] == 0x4C && body[1] == 0x6F && body[2] == 0xA7 && body[3] == 0x94)
+            || label.hasPrefix("ebcdic") || label.hasPrefix("ibm0") || label.hasPrefix("ibm-0") || label.hasPrefix("cp0")
+            || ["ibm37", "ibm500", "ibm1047", "cp500", "cp1047", "ibm-500", "ibm-1047"].contains(label)
+        if ebcdic {
+            let narrowed = body.map { ebcdicToASCII[Int($0)] }
+            return narrowed.withUnsafeBufferPointer { scan($0, limit: limit) }
         }
-        return scanBytes(body, limit: limit)
+        return scan(body, limit: limit)
     }
 
-    /// The byte-wide scan, by `memchr`: `=` is rare outside attributes, so only the `=`s are looked at closely, and
-    /// the gap before each is searched for a `<` (at `memchr` speed; the byte-by-byte loop cost 6 ms on 5 MB).
-    private static func scanBytes(_ body: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+    /// The lexer over ASCII-compatible bytes.
+    static func scan(_ body: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
         guard let base = body.baseAddress else { return false }
         let n = body.count
-        var count = 0
-        var from = 0  // where the search for the next `=` starts; no `<` was seen before it since the count began
-        while from < n, let hit = memchr(base + from, Int32(UInt8(ascii: "=")), n - from) {
-            let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            if memchr(base + from, Int32(UInt8(ascii: "<")), i - from) != nil { count = 0 }
-            if isAttributeEquals(body, i) {
-                count += 1
-                if count > limit { return true }
-            }
-            from = i + 1
+        /// The index of the first `byte` at or after `from`, or `n`.
+        func find(_ byte: UInt8, from: Int) -> Int {
+            guard from < n, let hit = memchr(base + from, Int32(byte), n - from) else { return n }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         }
-        return false
-    }
-
-    @inline(__always) private static func isAttributeEquals(_ body: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
-        var before = i - 1
-        while before >= 0 && isSpace(body[before]) { before -= 1 }
-        var after = i + 1
-        while after < body.count && isSpace(body[after]) { after += 1 }
-        return before >= 0 && after < body.count && isNameEnd(body[before])
-            && (body[after] == UInt8(ascii: "\"") || body[after] == UInt8(ascii: "'"))
+        /// The index just past the first `terminator` (2 or 3 bytes) at or after `from`, or `n`.
+        func skip(past terminator: StaticString, from: Int) -> Int {
+            let t = terminator.utf8Start
+            let length = terminator.utf8CodeUnitCount
+            var i = from
+            while true {
+                i = find(t[0], from: i)
+                if i + length > n { return n }
+                var k = 1
+                while k < length && body[i + k] == t[k] { k += 1 }
+                if k == length { return i + length }
+                i += 1
+            }
+        }
+        func startsWith(_ prefix: StaticString, at i: Int) -> Bool {
+            let length = prefix.utf8CodeUnitCount
+            guard i + length <= n else { return false }
+            for k in 0..<length where body[i + k] != prefix.utf8Start[k] { return false }
+            return true
+        }
+        var i = 0
+        while true {
+            let open = find(UInt8(ascii: "<"), from: i)
+            guard open + 1 < n else { return false }
+            let c = body[open + 1]
+            if c == UInt8(ascii: "!") {
+                if startsWith("<!--", at: open) {
+                    i = skip(past: "-->", from: open + 4)
+                } else if startsWith("<![CDATA[", at: open) {
+                    i = skip(past: "]]>", from: open + 9)
+                } else {
+                    // A declaration: to its `>`, quoted literals skipped (`[` of an internal subset ends nothing).
+                    var k = open + 2
+                    while k < n && body[k] != UInt8(ascii: ">") && body[k] != UInt8(ascii: "[") {
+                        if body[k] == UInt8(ascii: "\"") || body[k] == UInt8(ascii: "'") { k = find(body[k], from: k + 1) }
+                        k += 1
+                    }
+                    i = k + 1
+                }
+            } else if c == UInt8(ascii: "?") {
+                i = skip(past: "?>", from: open + 2)
+            } else if c == UInt8(ascii: "/") {
+                i = find(UInt8(ascii: ">"), from: open + 2) + 1
+            } else if isNameStart(c) {
+                // A start tag: count `name = "` up to its `>`.
+                var count = 0
+                var k = open + 2
+                var lastNameEnd = false  // the last non-space byte before here ends a name
+                while k < n {
+                    let b = body[k]
+                    if b == UInt8(ascii: ">") || b == UInt8(ascii: "<") { break }
+                    if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                        k = find(b, from: k + 1) + 1
+                        lastNameEnd = false
+                        continue
+                    }
+                    if b == UInt8(ascii: "=") && lastNameEnd {
+                        var after = k + 1
+                        while after < n && isSpace(body[after]) { after += 1 }
+                        if after < n && (body[after] == UInt8(ascii: "\"") || body[after] == UInt8(ascii: "'")) {
+                            count += 1
+                            if count > limit { return true }
+                        }
+                    }
+                    if !isSpace(b) { lastNameEnd = isNameByte(b) }
+                    k += 1
+                }
+                i = k
+            } else {
+                i = open + 1
+            }
+        }
     }
 
     @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
-    @inline(__always) private static func isNameEnd(_ c: UInt8) -> Bool {
-        c >= 0x80 || (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x5F || c == 0x2D
-            || c == 0x2E || c == 0x3A
+    @inline(__always) private static func isNameStart(_ c: UInt8) -> Bool {
+        c >= 0x80 || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x5F || c == 0x3A
     }
 
-    /// The same rule by code units (UTF-16).
-    private static func scan(_ body: UnsafeBufferPointer<UInt8>, width: Int, low: Int, limit: Int) -> Bool {
-        // The ASCII character of the code unit at `i`, or 0x80 for anything else.
-        @inline(__always) func unit(_ i: Int) -> UInt8 {
-            if width == 1 { return body[i] }
-            return body[i + 1 - low] == 0 ? body[i + low] : 0x80
+    @inline(__always) private static func isNameByte(_ c: UInt8) -> Bool {
+        isNameStart(c) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E
+    }
+
+    /// EBCDIC (code pages 037/500/1047 agree on these) to ASCII for what the lexer looks at; letters and digits
+    /// map to letters, everything else to 0x80 (a name byte).
+    private static let ebcdicToASCII: [UInt8] = (0..<256).map { byte -> UInt8 in
+        switch byte {
+        case 0x4C: UInt8(ascii: "<")
+        case 0x6E: UInt8(ascii: ">")
+        case 0x7E: UInt8(ascii: "=")
+        case 0x7F: UInt8(ascii: "\"")
+        case 0x7D: UInt8(ascii: "'")
+        case 0x5A, 0x4F: UInt8(ascii: "!")
+        case 0x6F: UInt8(ascii: "?")
+        case 0x61: UInt8(ascii: "/")
+        case 0x60: UInt8(ascii: "-")
+        case 0x40: UInt8(ascii: " ")
+        case 0x05: UInt8(ascii: "\t")
+        case 0x25, 0x15: UInt8(ascii: "\n")
+        case 0x0D: UInt8(ascii: "\r")
+        case 0x81...0x89, 0x91...0x99, 0xA2...0xA9, 0xC1...0xC9, 0xD1...0xD9, 0xE2...0xE9: UInt8(ascii: "a")
+        case 0xF0...0xF9: UInt8(ascii: "0")
+        default: 0x80
         }
-        let end = body.count - body.count % width
-        var count = 0
-        var i = 0
-        while i < end {
-            let c = unit(i)
-            if c == UInt8(ascii: "<") {
-                count = 0
-            } else if c == UInt8(ascii: "=") {
-                var before = i - width
-                while before >= 0 && isSpace(unit(before)) { before -= width }
-                var after = i + width
-                while after < end && isSpace(unit(after)) { after += width }
-                if before >= 0, after < end, isNameEnd(unit(before)),
-                    unit(after) == UInt8(ascii: "\"") || unit(after) == UInt8(ascii: "'")
-                {
-                    count += 1
-                    if count > limit { return true }
-                }
-            }
-            i += width
-        }
-        return false
     }
 }
 
@@ -381,7 +453,9 @@ private func lastGenericError() -> String? {
 
 /// The address stored in our SAX handler's `_private`, so that callbacks reached from a parse that is not ours (the
 /// external entity loader is process-wide) never take that parse's `_private` for a session.
-nonisolated(unsafe) private let sessionMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+/// A fixed bit pattern rather than an allocated address: a global `let` is initialised lazily, and its `swift_once`
+/// check on every callback showed in profiles. libxml2 leaves `_private` NULL in handlers it makes.
+@inline(__always) private var sessionMarker: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 0x7265_7370)! }
 
 /// The session of the parse `ctxt` belongs to, if it is one of ours.
 @inline(__always)
@@ -405,8 +479,13 @@ private final class SAXSession {
     /// False once the parse has stopped for any reason: later events are ignored.
     @exclusivity(unchecked) var active = true
     @exclusivity(unchecked) var stoppedBySink = false
-    @exclusivity(unchecked) var entityExpansionExceeded = false
+    /// Set when one of this file's bounds stopped the parse: what was passed.
+    @exclusivity(unchecked) var limitExceeded: String?
     @exclusivity(unchecked) var failure: XMLParseFailure?
+    /// Attribute declarations (ATTLIST) seen in the DTD.
+    @exclusivity(unchecked) var attributeDeclarations = 0
+    /// Entities whose text the attribute pre-scan has read.
+    var scannedEntities: Set<UnsafeMutableRawPointer> = []
     var warnings: [String] = []
 
     init(sink: XMLEventSink, context: xmlParserCtxtPtr, maxEntityExpansion: Int) {
@@ -421,6 +500,13 @@ private final class SAXSession {
         xmlStopParser(context)
     }
 
+    /// Stops the parse because a bound of this file was passed.
+    func stop(exceeding message: String) {
+        if limitExceeded == nil { limitExceeded = message }
+        active = false
+        xmlStopParser(context)
+    }
+
     /// Counts `bytes` of entity content when `ctx` is not the document's context (or always, for content the DTD
     /// adds, such as default attributes); stops the parse past the limit.
     @inline(__always)
@@ -428,9 +514,22 @@ private final class SAXSession {
         guard always || ctx != UnsafeMutableRawPointer(context) else { return true }
         entityExpansion &+= bytes
         guard entityExpansion > maxEntityExpansion else { return true }
-        entityExpansionExceeded = true
-        stop()
-        stoppedBySink = false
+        stop(exceeding: "entity references, default attributes and namespaces expand to more than "
+            + "\(maxEntityExpansion) bytes (1 MiB plus 10 times the body, at most 64 MiB)")
+        return false
+    }
+
+    /// Runs the attribute pre-scan over a large entity's text, once per entity; stops the parse when it finds a
+    /// start tag with too many attributes.
+    func scanEntity(_ entity: xmlEntityPtr) -> Bool {
+        let length = Int(entity.pointee.length)
+        guard length > 2 * LibXML2.maxAttributesPerElement, let content = entity.pointee.content,
+            scannedEntities.insert(UnsafeMutableRawPointer(entity)).inserted
+        else { return true }
+        guard AttributeScan.exceeds(LibXML2.maxAttributesPerElement,
+            in: UnsafeBufferPointer(start: content, count: length), encoding: "UTF-8")
+        else { return true }
+        stop(exceeding: "a start tag in entity text has more than \(LibXML2.maxAttributesPerElement) attributes")
         return false
     }
 
@@ -460,6 +559,18 @@ private func startElementCallback(
     withActiveSession(ctx) { session in
         // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
         guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
+        // Namespace URIs are written with every element (SPEC §4), so a long one on many elements amplifies like an
+        // entity: they count, wherever the element is.
+        var namespaceBytes = 0
+        if let uri { namespaceBytes += strlen(UnsafeRawPointer(uri).assumingMemoryBound(to: CChar.self)) }
+        if namespaceCount > 0, let namespaces {
+            for i in 0..<Int(namespaceCount) {
+                if let declared = namespaces[2 * i + 1] {
+                    namespaceBytes += strlen(UnsafeRawPointer(declared).assumingMemoryBound(to: CChar.self)) + 8
+                }
+            }
+        }
+        if namespaceBytes > 0 { guard session.countExpansion(namespaceBytes, in: ctx, always: true) else { return } }
         // Attributes defaulted by an ATTLIST declaration are DTD-made content too (libxml2's
         // `errors/quadratic-defattr.xml` expands 5 KB to 948 KB that way), wherever the element is.
         if defaultedCount > 0, let attributes {
@@ -538,11 +649,41 @@ private func counted(_ entity: xmlEntityPtr?, _ ctx: UnsafeMutableRawPointer?) -
     guard let entity, entity.pointee.etype != XML_INTERNAL_PREDEFINED_ENTITY,
         let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ourSession(ctxt)
     else { return entity }
-    return me._withUnsafeGuaranteedRef { session in
-        if session.entityExpansionExceeded { return nil }
+    let found = me._withUnsafeGuaranteedRef { session -> xmlEntityPtr? in
+        if session.limitExceeded != nil { return nil }
         // The entity's text plus a little for the reference itself; nested references are counted as they are met.
-        return session.countExpansion(Int(entity.pointee.length) + 8, in: ctx, always: true) ? entity : nil
+        guard session.countExpansion(Int(entity.pointee.length) + 8, in: ctx, always: true) else { return nil }
+        // Start tags inside entity text are not in the body as such (character references can make them), so the
+        // attribute pre-scan reads each large entity's text once.
+        if !session.scanEntity(entity) { return nil }
+        return entity
     }
+    // Past a limit: also stop the context that asked (entity text is parsed by contexts of its own, which libxml2
+    // otherwise keeps running, falling back to its own lookup: 10 s for a 1 MB body).
+    if found == nil { xmlStopParser(ctxt) }
+    return found
+}
+
+/// libxml2's own handler, after counting: each ATTLIST attribute may default onto every element it names, and
+/// libxml2 2.9 checks defaults against a tag's attributes pairwise (200,000 declared for one element took 20 s).
+private func attributeDeclCallback(
+    _ ctx: UnsafeMutableRawPointer?, _ element: UnsafePointer<xmlChar>?, _ name: UnsafePointer<xmlChar>?,
+    _ type: Int32, _ def: Int32, _ defaultValue: UnsafePointer<xmlChar>?, _ tree: xmlEnumerationPtr?
+) {
+    if let ctxt = ctx?.assumingMemoryBound(to: xmlParserCtxt.self), let me = ourSession(ctxt) {
+        let allowed = me._withUnsafeGuaranteedRef { session -> Bool in
+            session.attributeDeclarations += 1
+            guard session.attributeDeclarations > LibXML2.maxAttributesPerElement else { return true }
+            session.stop(exceeding: "the DTD declares more than \(LibXML2.maxAttributesPerElement) attributes")
+            return false
+        }
+        guard allowed else {
+            xmlStopParser(ctxt)
+            if let tree { xmlFreeEnumeration(tree) }  // the handler would have taken it
+            return
+        }
+    }
+    xmlSAX2AttributeDecl(ctx, element, name, type, def, defaultValue, tree)
 }
 
 private func refuseExternalEntity(

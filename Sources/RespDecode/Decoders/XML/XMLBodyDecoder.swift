@@ -141,7 +141,8 @@ final class XMLTreeWriter: XMLEventSink {
     override func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if textIsBlank && !keepWhitespace { textIsBlank = isXMLWhitespace(bytes) }
         text.append(contentsOf: bytes)
-        return true
+        // Pending text counts against the value limit before it is written (it can be entity-made).
+        return text.count <= valueEnd - out.count || withinBudget(pending: text.count)
     }
 
     /// Writes the pending character data as a text child, unless it is only white space and that is dropped.
@@ -152,8 +153,7 @@ final class XMLTreeWriter: XMLEventSink {
         }
         guard !text.isEmpty, !(textIsBlank && dropBlank && !keepWhitespace), !openChildren.isEmpty else { return true }
         openChild()
-        let ok = text.withUnsafeBufferPointer { appendString($0) }
-        return ok && withinBudget()
+        return text.withUnsafeBufferPointer { appendBoundedString($0) }
     }
 
     /// Writes the separator before a child of the innermost open element: `,"children":[` for the first, else `,`.
@@ -167,6 +167,27 @@ final class XMLTreeWriter: XMLEventSink {
         }
     }
 
+    /// Writes a long text as a JSON string a slice at a time, checking the value limit between slices, so that an
+    /// escaped text (up to six bytes per byte) never grows the output far past it.
+    private func appendBoundedString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let slice = 1 << 20
+        guard bytes.count > slice else { return appendString(bytes) && withinBudget() }
+        out.append(UInt8(ascii: "\""))
+        var start = 0
+        while start < bytes.count {
+            var end = min(start + slice, bytes.count)
+            while end < bytes.count && end > start + 1 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+            guard out.appendJSONStringContent(utf8: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
+                error = RecordError(.invalidXML, "libxml2 produced text that is not UTF-8")
+                return false
+            }
+            guard withinBudget() else { return false }
+            start = end
+        }
+        out.append(UInt8(ascii: "\""))
+        return true
+    }
+
     private func appendString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if out.appendJSONString(utf8: bytes) { return true }
         // libxml2 hands out UTF-8 it has checked; this is a guard, not an expected path.
@@ -174,8 +195,8 @@ final class XMLTreeWriter: XMLEventSink {
         return false
     }
 
-    private func withinBudget() -> Bool {
-        guard out.count > valueEnd else { return true }
+    private func withinBudget(pending: Int = 0) -> Bool {
+        guard out.count > valueEnd - pending else { return true }
         error = RecordError(.limitExceeded, "XML value larger than the value limit (maxValueBytes)")
         return false
     }
