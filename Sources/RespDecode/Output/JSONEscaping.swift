@@ -21,17 +21,34 @@ extension OutputBuffer {
 
     /// Appends the escaped content of a JSON string (no quotes), as ``appendJSONString(utf8:validate:)`` does;
     /// appends nothing and returns `false` on invalid UTF-8.
-    ///
-    /// Large texts are escaped in segments of at most 1 MiB (cut before a UTF-8 lead byte), so the room reserved
-    /// for the worst case — six bytes per input byte — stays small: a 30 MB string asked for a 256 MiB block at once,
-    /// more than the value limit and enough to abort the process under a 256 MB address-space limit.
     @discardableResult
     public func appendJSONStringContent(utf8 bytes: UnsafeBufferPointer<UInt8>, validate: Bool = true) -> Bool {
+        appendJSONStringContent(utf8: bytes, validate: validate, stoppingPast: .max) == .written
+    }
+
+    /// How ``appendJSONStringContent(utf8:validate:stoppingPast:)`` ended.
+    public enum JSONContentResult: Sendable {
+        case written
+        /// Nothing was appended: the bytes are not valid UTF-8.
+        case invalidUTF8
+        /// Nothing was appended: `count` passed the limit.
+        case pastLimit
+    }
+
+    /// Appends the escaped content of a JSON string (no quotes), stopping — and appending nothing — once `count`
+    /// passes `limit`.
+    ///
+    /// Large texts are escaped in segments of at most 1 MiB (cut before a UTF-8 lead byte), with the limit checked
+    /// after each, so the room reserved for the worst case — six bytes per input byte — stays small and the output
+    /// never runs far past the limit: a 30 MB string once asked for a 256 MiB block at once, more than the value limit
+    /// and enough to abort the process under a 256 MB address-space limit.
+    public func appendJSONStringContent(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, validate: Bool = true, stoppingPast limit: Int
+    ) -> JSONContentResult {
         let segmentBytes = 1 << 20
-        guard bytes.count > segmentBytes else { return appendEscaped(bytes, validate: validate) }
         let mark = self.mark
         var start = 0
-        while start < bytes.count {
+        repeat {
             var end = min(start + segmentBytes, bytes.count)
             if end < bytes.count {
                 // Back up over continuation bytes (at most three) so that no sequence is split.
@@ -41,11 +58,15 @@ extension OutputBuffer {
             }
             guard appendEscaped(UnsafeBufferPointer(rebasing: bytes[start..<end]), validate: validate) else {
                 rollback(to: mark)
-                return false
+                return .invalidUTF8
+            }
+            guard count <= limit else {
+                rollback(to: mark)
+                return .pastLimit
             }
             start = end
-        }
-        return true
+        } while start < bytes.count
+        return .written
     }
 
     private func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, validate: Bool) -> Bool {

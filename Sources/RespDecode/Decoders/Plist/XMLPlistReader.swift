@@ -79,22 +79,12 @@ final class XMLPlistReader: XMLEventSink {
     /// Parses `body`; on error throws and leaves `output` as it was.
     func read(_ body: UnsafeBufferPointer<UInt8>, encoding: String?, warnings: inout [String]) throws(RecordError) {
         let mark = out.mark
-        switch LibXML2.parse(body, encoding: encoding, sink: self, warnings: &warnings) {
-        case .parsed:
-            if wroteRoot { return }
+        let outcome = LibXML2.parse(body, encoding: encoding, sink: self, warnings: &warnings)
+        if let error = outcome.error(code: .invalidPropertyList, prefix: "not well-formed XML: ", sinkError: error)
+            ?? (wroteRoot ? nil : RecordError(.invalidPropertyList, "the property list holds no value"))
+        {
             out.rollback(to: mark)
-            throw RecordError(.invalidPropertyList, "the property list holds no value")
-        case .stoppedBySink:
-            out.rollback(to: mark)
-            throw error ?? RecordError(.invalidPropertyList, "parse stopped")
-        case .limitExceeded(let message):
-            out.rollback(to: mark)
-            throw RecordError(.limitExceeded, message)
-        case .failed(let failure):
-            out.rollback(to: mark)
-            throw RecordError(
-                .invalidPropertyList, "not well-formed XML: \(failure.message)",
-                location: .init(offset: failure.offset, line: failure.line, column: failure.column))
+            throw error
         }
     }
 
@@ -223,20 +213,12 @@ final class XMLPlistReader: XMLEventSink {
 
     override func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if inString {
-            // Written as it comes (libxml2 hands out whole characters), in slices with the limit checked between.
-            var start = 0
-            while start < bytes.count {
-                var end = min(start + (1 << 20), bytes.count)
-                while end < bytes.count && end > start + 1 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
-                guard out.appendJSONStringContent(utf8: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
-                    return fail("text is not UTF-8")
-                }
-                guard out.count <= valueEnd else {
-                    return fail("plist value larger than the value limit (maxValueBytes)", .limitExceeded)
-                }
-                start = end
+            // Written as it comes (libxml2 hands out whole characters), stopping at the value limit.
+            switch out.appendJSONStringContent(utf8: bytes, stoppingPast: valueEnd) {
+            case .written: return true
+            case .invalidUTF8: return fail("text is not UTF-8")
+            case .pastLimit: return fail("plist value larger than the value limit (maxValueBytes)", .limitExceeded)
             }
-            return true
         }
         text.append(bytes)
         // Pending text counts against the value limit before it is written (it can be entity-made).

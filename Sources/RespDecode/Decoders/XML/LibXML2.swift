@@ -93,6 +93,24 @@ enum LibXML2 {
         /// A bound of this file was passed: entity expansion (``maxEntityExpansion(forBodyBytes:)``) or attributes
         /// per start tag (``maxAttributesPerElement``).
         case limitExceeded(String)
+
+        /// The record error of a parse that did not succeed, or nil after `.parsed`: `sinkError` when the sink
+        /// stopped it, `limitExceeded` for this file's bounds, and `code` (with `prefix` before libxml2's message
+        /// and its location) when libxml2 rejected the document.
+        func error(code: RecordError.Code, prefix: String = "", sinkError: RecordError?) -> RecordError? {
+            switch self {
+            case .parsed:
+                return nil
+            case .stoppedBySink:
+                return sinkError ?? RecordError(code, "parse stopped")
+            case .limitExceeded(let message):
+                return RecordError(.limitExceeded, message)
+            case .failed(let failure):
+                return RecordError(
+                    code, prefix + failure.message,
+                    location: .init(offset: failure.offset, line: failure.line, column: failure.column))
+            }
+        }
     }
 
     /// Most attributes (namespace declarations included) one start tag may have. libxml2 2.9.14 checks a start tag
@@ -168,8 +186,7 @@ enum LibXML2 {
         // is ASCII, so one of its two bytes is zero); a body with a byte order mark is left to libxml2.
         var encoding = encoding
         if let label = encoding, ["utf-16", "utf16", "ucs-2", "iso-10646-ucs-2"].contains(label.lowercased()) {
-            encoding = body.count >= 2 && body[0] == 0 && body[1] != 0 ? "UTF-16BE"
-                : body.count >= 2 && body[0] != 0 && body[1] == 0 ? "UTF-16LE" : nil
+            encoding = utf16ByteOrder(ofFirstCharacterIn: body).map { $0 ? "UTF-16BE" : "UTF-16LE" }
         }
         if let encoding, !startsWithByteOrderMark(body) {
             if let handler = xmlFindCharEncodingHandler(encoding) {
@@ -252,8 +269,7 @@ enum AttributeScan {
         else if body[0] == 0xFF && body[1] == 0xFE { bigEndian = false }
         else if label == "utf-16be" || label == "unicodefffe" { bigEndian = true }
         else if label == "utf-16le" { bigEndian = false }
-        else if body[0] == 0x00 && body[1] != 0x00 { bigEndian = true }
-        else if body[0] != 0x00 && body[1] == 0x00 { bigEndian = false }
+        else { bigEndian = utf16ByteOrder(ofFirstCharacterIn: body) }
         if let bigEndian {
             let high = bigEndian ? 0 : 1
             let narrowed = (0..<body.count / 2).map { k -> UInt8 in
@@ -387,6 +403,13 @@ enum AttributeScan {
         default: 0x80
         }
     }
+}
+
+/// Whether a body's first character reads as big-endian UTF-16 (true), little-endian (false), or neither (nil): an
+/// XML document starts with an ASCII character, so one of its two bytes is zero.
+private func utf16ByteOrder(ofFirstCharacterIn body: UnsafeBufferPointer<UInt8>) -> Bool? {
+    guard body.count >= 2, (body[0] == 0) != (body[1] == 0) else { return nil }
+    return body[0] == 0
 }
 
 /// A body in UTF-32, recognised as XML 1.0 Appendix F does: by its byte order mark, or by `<` as its first character.

@@ -19,21 +19,11 @@ public struct XMLBodyDecoder: BodyDecoder {
             maxDepth: configuration.limits.maxDepth, maxValueBytes: configuration.limits.maxValueBytes)
         let mark = output.mark
         let outcome = LibXML2.parse(body, encoding: context.charset, sink: writer, warnings: &context.warnings)
-        switch outcome {
-        case .parsed:
-            return true
-        case .stoppedBySink:
+        if let error = outcome.error(code: .invalidXML, sinkError: writer.error) {
             output.rollback(to: mark)
-            throw writer.error ?? RecordError(.invalidXML, "parse stopped")
-        case .limitExceeded(let message):
-            output.rollback(to: mark)
-            throw RecordError(.limitExceeded, message)
-        case .failed(let failure):
-            output.rollback(to: mark)
-            throw RecordError(
-                .invalidXML, failure.message,
-                location: .init(offset: failure.offset, line: failure.line, column: failure.column))
+            throw error
         }
+        return true
     }
 }
 
@@ -142,7 +132,7 @@ final class XMLTreeWriter: XMLEventSink {
         if textIsBlank && !keepWhitespace { textIsBlank = isXMLWhitespace(bytes) }
         text.append(contentsOf: bytes)
         // Pending text counts against the value limit before it is written (it can be entity-made).
-        return text.count <= valueEnd - out.count || withinBudget(pending: text.count)
+        return withinBudget(pending: text.count)
     }
 
     /// Writes the pending character data as a text child, unless it is only white space and that is dropped.
@@ -153,7 +143,7 @@ final class XMLTreeWriter: XMLEventSink {
         }
         guard !text.isEmpty, !(textIsBlank && dropBlank && !keepWhitespace), !openChildren.isEmpty else { return true }
         openChild()
-        return text.withUnsafeBufferPointer { appendBoundedString($0) }
+        return text.withUnsafeBufferPointer { appendString($0) }
     }
 
     /// Writes the separator before a child of the innermost open element: `,"children":[` for the first, else `,`.
@@ -167,36 +157,25 @@ final class XMLTreeWriter: XMLEventSink {
         }
     }
 
-    /// Writes a long text as a JSON string a slice at a time, checking the value limit between slices, so that an
-    /// escaped text (up to six bytes per byte) never grows the output far past it.
-    private func appendBoundedString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let slice = 1 << 20
-        guard bytes.count > slice else { return appendString(bytes) && withinBudget() }
-        out.append(UInt8(ascii: "\""))
-        var start = 0
-        while start < bytes.count {
-            var end = min(start + slice, bytes.count)
-            while end < bytes.count && end > start + 1 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
-            guard out.appendJSONStringContent(utf8: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
-                error = RecordError(.invalidXML, "libxml2 produced text that is not UTF-8")
-                return false
-            }
-            guard withinBudget() else { return false }
-            start = end
-        }
-        out.append(UInt8(ascii: "\""))
-        return true
-    }
-
+    /// Writes `bytes` as a JSON string, stopping at the value limit (an escaped text can be six times as long).
     private func appendString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if out.appendJSONString(utf8: bytes) { return true }
-        // libxml2 hands out UTF-8 it has checked; this is a guard, not an expected path.
-        error = RecordError(.invalidXML, "libxml2 produced text that is not UTF-8")
-        return false
+        out.append(UInt8(ascii: "\""))
+        switch out.appendJSONStringContent(utf8: bytes, stoppingPast: valueEnd) {
+        case .written:
+            out.append(UInt8(ascii: "\""))
+            return true
+        case .invalidUTF8:
+            // libxml2 hands out UTF-8 it has checked; this is a guard, not an expected path.
+            error = RecordError(.invalidXML, "libxml2 produced text that is not UTF-8")
+            return false
+        case .pastLimit:
+            return withinBudget(pending: .max)
+        }
     }
 
+    /// Whether the value, with `pending` bytes still to come, stays within the value limit; sets the error if not.
     private func withinBudget(pending: Int = 0) -> Bool {
-        guard out.count > valueEnd - pending else { return true }
+        guard pending > valueEnd - out.count else { return true }
         error = RecordError(.limitExceeded, "XML value larger than the value limit (maxValueBytes)")
         return false
     }
