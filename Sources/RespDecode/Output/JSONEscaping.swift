@@ -42,10 +42,30 @@ extension OutputBuffer {
     /// after each, so the room reserved for the worst case — six bytes per input byte — stays small and the output
     /// never runs far past the limit: a 30 MB string once asked for a 256 MiB block at once, more than the value limit
     /// and enough to abort the process under a 256 MB address-space limit.
+    @inline(__always)
     public func appendJSONStringContent(
         utf8 bytes: UnsafeBufferPointer<UInt8>, validate: Bool = true, stoppingPast limit: Int
     ) -> JSONContentResult {
-        let segmentBytes = 1 << 20
+        // The common case, without the segment bookkeeping (kept inline: it is on every string's path).
+        guard bytes.count > Self.segmentBytes else {
+            let mark = self.mark
+            guard appendEscaped(bytes, validate: validate) else { return .invalidUTF8 }
+            guard count <= limit else {
+                rollback(to: mark)
+                return .pastLimit
+            }
+            return .written
+        }
+        return appendSegmented(bytes, validate: validate, stoppingPast: limit)
+    }
+
+    private static let segmentBytes = 1 << 20
+
+    @inline(never)
+    private func appendSegmented(
+        _ bytes: UnsafeBufferPointer<UInt8>, validate: Bool, stoppingPast limit: Int
+    ) -> JSONContentResult {
+        let segmentBytes = Self.segmentBytes
         let mark = self.mark
         var start = 0
         repeat {
