@@ -24,12 +24,17 @@ let package = Package(
     targets: [
         // libxml2 (Debian: libxml2-dev), used by the xml and plist decoders through one wrapper file.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-        // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for the image decoders).
-        .target(name: "CShims", dependencies: ["CLibXML2"]),
+        // libpng (Debian: libpng-dev) and libjpeg-turbo's libjpeg API (libjpeg62-turbo-dev), used only by CShims.
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // zlib (Debian: zlib1g-dev): PNG text chunks now, Content-Encoding later; one wrapper file.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
+        .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
-            dependencies: ["CLibXML2", "CShims", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibXML2", "CShims", "CZlib", .product(name: "Logging", package: "swift-log")]
         ),
         // The executable: argument parsing and wiring only.
         .executableTarget(
@@ -43,12 +48,15 @@ let package = Package(
         .testTarget(
             name: "RespDecodeTests",
             // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on.
-            dependencies: ["RespDecode", "CLibXML2"]
+            dependencies: ["RespDecode", "CLibXML2"],
+            // The generator of the PngSuite pixel reference and its output, read by the test at run time.
+            exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["respdecode"]
+            // CZlib to build compressed hostile images (zlib bombs) at test time.
+            dependencies: ["respdecode", "CZlib"]
         ),
     ]
 )

@@ -20,4 +20,82 @@ const char *respdecode_xml_last_generic_error(void);
 void respdecode_xml_set_current_parse(void *parse);
 void *respdecode_xml_current_parse(void);
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Images: libpng and libjpeg report fatal errors by longjmp (their defaults abort() or exit()), and Swift
+   cannot call setjmp, so each decode runs inside one C function here. Only plain structs cross. ---- */
+
+/* Called with each decoded row of a width x height image: `count` pixels of image row `y`, pixel k at
+   x = x0 + k*step (an Adam7 pass row has step > 1). 8 bits per sample; `channels` is 1 (gray), 2 (gray, alpha),
+   3 (RGB), 4 (RGBA), or 0 for palette indices (one byte each; the RGBA palette is in the header afterwards).
+   Must not fail and must not call back into the library. */
+typedef void (*respdecode_rgba_row_fn)(void *context, uint32_t width, uint32_t height, uint32_t channels,
+                                       const uint8_t *pixels, uint32_t count, uint32_t y, uint32_t x0,
+                                       uint32_t step);
+
+/* What a decode call gives back besides its header. */
+typedef struct {
+    char message[200];       /* why it failed (status != 0) */
+    char first_warning[200]; /* the library's first warning, if warnings > 0 */
+    uint32_t warnings;
+} respdecode_image_outcome;
+
+enum {
+    RESPDECODE_IMAGE_OK = 0,
+    RESPDECODE_IMAGE_INVALID = 1,     /* the library rejected the data */
+    RESPDECODE_IMAGE_LIMIT = 2,       /* a limit was reached (pixels, memory, scans) */
+    RESPDECODE_IMAGE_UNSUPPORTED = 3, /* valid but not decodable by this library build (12-bit, lossless JPEG) */
+};
+
+typedef struct {
+    uint32_t width, height;
+    int bit_depth, color_type, interlace, channels;
+    int has_trns;
+    int has_gamma, gamma;     /* gAMA, in 1/100000 */
+    int srgb_intent;          /* -1 when there is no sRGB chunk */
+    int has_icc;
+    uint32_t icc_bytes;
+    int has_phys, phys_unit;  /* unit 1 = metre */
+    uint32_t phys_x, phys_y;
+    uint8_t palette_rgba[256 * 4]; /* full decode of a palette image: PLTE with tRNS alpha; absent entries 0,0,0,255 */
+} respdecode_png_header;
+
+typedef struct {
+    uint64_t max_pixels;        /* full decode only: width*height above this is RESPDECODE_IMAGE_LIMIT */
+    size_t max_chunk_bytes;     /* png_set_chunk_malloc_max: ancillary chunks (iCCP, …) after decompression */
+    size_t max_allocation;      /* any single allocation libpng asks for */
+} respdecode_png_limits;
+
+/* Reads a PNG from memory: the chunks up to the image data (`row` NULL), or, with `row`, the whole image decoded to
+   8-bit samples (16-bit ones to their high byte, low-bit gray scaled up, tRNS as alpha, palette images as indices)
+   and handed over row by row, then the chunks after it. tEXt/zTXt/iTXt are skipped (the caller reads their
+   keywords itself). Returns a RESPDECODE_IMAGE_* status. */
+int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_limits *limits,
+                        respdecode_png_header *header, respdecode_rgba_row_fn row, void *context,
+                        respdecode_image_outcome *outcome);
+
+typedef struct {
+    uint32_t width, height;
+    int precision, components;
+    int color_space;          /* 1 gray, 2 rgb, 3 ycbcr, 4 cmyk, 5 ycck, 0 unknown */
+    int progressive, arithmetic;
+    int h_samp[4], v_samp[4];
+    int saw_jfif, density_unit; /* unit 1 = dots per inch, 2 = per cm */
+    uint32_t x_density, y_density;
+    int saw_adobe, adobe_transform;
+} respdecode_jpeg_header;
+
+typedef struct {
+    uint64_t max_pixels;      /* full decode only */
+    int max_scans;            /* full decode only: more SOS markers than this is RESPDECODE_IMAGE_LIMIT */
+    long max_memory;          /* libjpeg's max_memory_to_use */
+} respdecode_jpeg_limits;
+
+/* Reads a JPEG from memory: the header (`row` NULL; corrupt-data warnings are counted), or, with `row`, the whole
+   image decoded row by row (gray, RGB, or CMYK/YCCK converted to RGBA), where any corrupt-data warning is fatal. Returns a RESPDECODE_IMAGE_* status. */
+int respdecode_jpeg_read(const uint8_t *data, size_t size, const respdecode_jpeg_limits *limits,
+                         respdecode_jpeg_header *header, respdecode_rgba_row_fn row, void *context,
+                         respdecode_image_outcome *outcome);
+
 #endif
