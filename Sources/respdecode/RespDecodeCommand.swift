@@ -47,6 +47,24 @@ struct RespDecodeCommand: ParsableCommand {
     @Flag(help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
     var xmlKeepWhitespace = false
 
+    @Flag(help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte count, mean colour and "
+        + "dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from the headers only."))
+    var inflate = false
+
+    @Option(help: ArgumentHelp("AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
+        + "values.", valueName: "factor"))
+    var scale: Double?
+
+    @Option(help: ArgumentHelp("Most pixels (width x height) an image may have to be decoded with --inflate.",
+        valueName: "n"))
+    var maxImagePixels = 100_000_000
+
+    @Option(help: ArgumentHelp("Most scans of a progressive JPEG decoded with --inflate.", valueName: "n"))
+    var maxJpegScans = 1000
+
+    @Option(help: ArgumentHelp("Largest PNG text or ICC chunk after decompression.", valueName: "size"))
+    var maxImageChunkBytes = "8000000"
+
     @Option(help: ArgumentHelp("Line format: ndjson or pretty.", valueName: "style"))
     var output = OutputStyle.ndjson.rawValue
 
@@ -150,6 +168,20 @@ struct RespDecodeCommand: ParsableCommand {
         }
         configuration.limits.maxPlistObjects = maxPlistObjects
         configuration.limits.maxValueBytes = try size(maxValueBytes, "--max-value-bytes")
+        configuration.imageInflate = inflate
+        if let scale {
+            guard scale.isFinite, scale > 0, scale <= 1000 else { throw ValidationError("--scale must be above 0, up to 1000") }
+            configuration.imageScale = scale
+        }
+        guard maxImagePixels > 0 && maxImagePixels <= 1 << 40 else {
+            throw ValidationError("--max-image-pixels must be from 1 to \(1 << 40)")
+        }
+        configuration.limits.maxImagePixels = maxImagePixels
+        guard maxJpegScans > 0 && maxJpegScans <= 1_000_000 else {
+            throw ValidationError("--max-jpeg-scans must be from 1 to 1000000")
+        }
+        configuration.limits.maxJPEGScans = maxJpegScans
+        configuration.limits.maxImageChunkBytes = try size(maxImageChunkBytes, "--max-image-chunk-bytes")
         return configuration
     }
 

@@ -19,14 +19,15 @@ struct HostileDocumentTests {
     }
 
     /// Runs respdecode on `body` under the limits and returns its single line.
-    static func runLimited(_ body: Data, type: String, name: String) throws -> [String: Any] {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-hostile-\(getpid()).http")
+    static func runLimited(_ body: Data, type: String, name: String, arguments: [String] = []) throws -> [String: Any] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-hostile-\(UUID().uuidString).http")
         try response(body, type: type).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let started = ContinuousClock.now
         // 262,144 KiB = 256 MiB of address space; the binary runs in well under that on any benign record.
         let result = try EndToEndTests.run(
-            ["-c", "ulimit -v 262144 && exec \"$0\" \"$@\"", EndToEndTests.binary.path, file.path], executable: "/bin/sh")
+            ["-c", "ulimit -v 262144 && exec \"$0\" \"$@\"", EndToEndTests.binary.path] + arguments + [file.path],
+            executable: "/bin/sh")
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 0, "\(name): exit \(result.status) \(result.stderr)")
         #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")

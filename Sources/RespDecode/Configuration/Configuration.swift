@@ -15,6 +15,12 @@ public struct Configuration: Sendable {
     public var stripNulls: Bool
     /// Keep whitespace-only text between XML elements as text children. Default: false (dropped).
     public var xmlKeepWhitespace: Bool
+    /// Decode PNG and JPEG images in full to RGBA8 and report `decoded` (AFNetworking's
+    /// `automaticallyInflatesResponseImage`). Default: false (metadata from the headers only).
+    public var imageInflate: Bool
+    /// AFNetworking's `imageScale`: when set, image values carry `pointWidth`/`pointHeight`. Default: nil (not
+    /// written).
+    public var imageScale: Double?
     /// Line format. Default: `.ndjson`.
     public var outputStyle: OutputStyle
     /// Bounds against hostile input.
@@ -27,6 +33,8 @@ public struct Configuration: Sendable {
         strictTypes: Bool = false,
         stripNulls: Bool = true,
         xmlKeepWhitespace: Bool = false,
+        imageInflate: Bool = false,
+        imageScale: Double? = nil,
         outputStyle: OutputStyle = .ndjson,
         limits: Limits = Limits()
     ) {
@@ -36,6 +44,8 @@ public struct Configuration: Sendable {
         self.strictTypes = strictTypes
         self.stripNulls = stripNulls
         self.xmlKeepWhitespace = xmlKeepWhitespace
+        self.imageInflate = imageInflate
+        self.imageScale = imageScale
         self.outputStyle = outputStyle
         self.limits = limits
     }

@@ -18,6 +18,15 @@ public struct Limits: Sendable, Hashable {
     /// plist objects and XML namespaces and entities, which can make a small body a huge value.
     /// Default: 67,108,864 (64 MiB).
     public var maxValueBytes: Int
+    /// Most pixels (width × height) an image may have to be decoded in full with `--inflate`; checked in 64-bit
+    /// arithmetic from the header, before anything is allocated. Default: 100,000,000.
+    public var maxImagePixels: Int
+    /// Most scans a progressive JPEG may have with `--inflate` (each scan is a pass over the whole image).
+    /// Default: 1,000.
+    public var maxJPEGScans: Int
+    /// Largest PNG ancillary chunk after decompression (zTXt, iTXt, iCCP; libpng's `png_set_chunk_malloc_max`).
+    /// Default: 8,000,000.
+    public var maxImageChunkBytes: Int
 
     public init(
         maxHeaderBytes: Int = 64 * 1024,
@@ -25,7 +34,10 @@ public struct Limits: Sendable, Hashable {
         maxDepth: Int = 512,
         maxErrorBodyBytes: Int = 4096,
         maxPlistObjects: Int = 1_000_000,
-        maxValueBytes: Int = 64 * 1024 * 1024
+        maxValueBytes: Int = 64 * 1024 * 1024,
+        maxImagePixels: Int = 100_000_000,
+        maxJPEGScans: Int = 1000,
+        maxImageChunkBytes: Int = 8_000_000
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
@@ -33,5 +45,8 @@ public struct Limits: Sendable, Hashable {
         self.maxErrorBodyBytes = maxErrorBodyBytes
         self.maxPlistObjects = maxPlistObjects
         self.maxValueBytes = maxValueBytes
+        self.maxImagePixels = maxImagePixels
+        self.maxJPEGScans = maxJPEGScans
+        self.maxImageChunkBytes = maxImageChunkBytes
     }
 }

@@ -47,6 +47,7 @@ public enum DecoderRegistry {
         JSONBodyDecoder(),
         XMLBodyDecoder(),
         PlistBodyDecoder(),
+        ImageBodyDecoder(),
     ]
 
     /// The decoder called `name`, if any.

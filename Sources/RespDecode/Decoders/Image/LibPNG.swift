@@ -1,0 +1,105 @@
+internal import CShims
+
+/// The only Swift file that drives libpng (through the C shim, which owns libpng's setjmp).
+enum LibPNG {
+    /// What libpng read from the chunks before the image data.
+    struct Header {
+        var width: Int
+        var height: Int
+        var bitDepth: Int
+        /// PNG colour type: 0 gray, 2 RGB, 3 palette, 4 gray + alpha, 6 RGBA.
+        var colorType: Int
+        var interlaced: Bool
+        var channels: Int
+        var hasTransparency: Bool
+        var gamma100000: Int?
+        /// sRGB rendering intent 0–3.
+        var srgbIntent: Int?
+        var iccBytes: Int?
+        /// pHYs: pixels per unit and whether the unit is the metre.
+        var physical: (x: Int, y: Int, perMetre: Bool)?
+        /// After a full decode of a palette image: 256 RGBA entries (PLTE with tRNS alpha).
+        var paletteRGBA: [UInt8]?
+    }
+
+    struct Limits {
+        /// With a full decode: most pixels (width × height).
+        var maxPixels: Int
+        /// Largest ancillary chunk after decompression (iCCP, …).
+        var maxChunkBytes: Int
+        /// Largest single allocation libpng may make.
+        var maxAllocation: Int
+    }
+
+    enum Failure: Error {
+        /// libpng's message.
+        case invalid(String)
+        case limit(String)
+    }
+
+    /// Reads the header, and with `pixels` the whole image as RGBA8 rows into it (then the chunks after the image
+    /// data). `warnings` receives libpng's first warning and a count.
+    static func read(
+        _ body: UnsafeBufferPointer<UInt8>, limits: Limits, pixels: PixelAccumulator?, warnings: inout [String]
+    ) -> Result<Header, Failure> {
+        var cLimits = respdecode_png_limits(
+            max_pixels: UInt64(max(limits.maxPixels, 0)), max_chunk_bytes: max(limits.maxChunkBytes, 0),
+            max_allocation: max(limits.maxAllocation, 0))
+        var header = respdecode_png_header()
+        var outcome = respdecode_image_outcome()
+        let status: Int32
+        if let pixels {
+            status = respdecode_png_read(
+                body.baseAddress, body.count, &cLimits, &header,
+                { context, width, height, channels, row, count, y, x0, step in
+                    guard let context, let row else { return }
+                    Unmanaged<PixelAccumulator>.fromOpaque(context)._withUnsafeGuaranteedRef {
+                        $0.addRow(row, count: Int(count), channels: Int(channels), y: Int(y), x0: Int(x0),
+                            step: Int(step), width: Int(width), height: Int(height))
+                    }
+                }, Unmanaged.passUnretained(pixels).toOpaque(), &outcome)
+        } else {
+            status = respdecode_png_read(body.baseAddress, body.count, &cLimits, &header, nil, nil, &outcome)
+        }
+        let (message, firstWarning) = ImageShimText.strings(of: &outcome)
+        if outcome.warnings > 0 {
+            warnings.append(ImageShimText.warning("libpng", firstWarning, count: Int(outcome.warnings)))
+        }
+        switch Int(status) {
+        case RESPDECODE_IMAGE_OK:
+            break
+        case RESPDECODE_IMAGE_LIMIT:
+            return .failure(.limit(message))
+        default:
+            return .failure(.invalid(message))
+        }
+        return .success(
+            Header(
+                width: Int(header.width), height: Int(header.height), bitDepth: Int(header.bit_depth),
+                colorType: Int(header.color_type), interlaced: header.interlace != 0, channels: Int(header.channels),
+                hasTransparency: header.has_trns != 0,
+                gamma100000: header.has_gamma != 0 ? Int(header.gamma) : nil,
+                srgbIntent: header.srgb_intent >= 0 ? Int(header.srgb_intent) : nil,
+                iccBytes: header.has_icc != 0 ? Int(header.icc_bytes) : nil,
+                physical: header.has_phys != 0
+                    ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil,
+                paletteRGBA: pixels != nil && header.color_type == 3
+                    ? withUnsafeBytes(of: header.palette_rgba) { Array($0) } : nil))
+    }
+}
+
+/// The text fields of the shim's outcome struct as Swift strings.
+enum ImageShimText {
+    static func strings(of outcome: inout respdecode_image_outcome) -> (message: String, firstWarning: String) {
+        let message = withUnsafeBytes(of: &outcome.message) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        let warning = withUnsafeBytes(of: &outcome.first_warning) {
+            String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+        }
+        return (message, warning)
+    }
+
+    /// `libpng warning: "…"` (and how many more).
+    static func warning(_ library: String, _ first: String, count: Int) -> String {
+        count > 1 ? "\(library) warning: \(first) (and \(count - 1) more)" : "\(library) warning: \(first)"
+    }
+}

@@ -1,0 +1,309 @@
+/// What `--inflate` reports about a fully decoded image (SPEC §4 image, `decoded`): the RGBA8 byte count, the mean
+/// colour and a 64-bit difference hash.
+///
+/// Both statistics are defined on the image's RGBA8 pixels (8 bits per channel, no gamma or colour management
+/// applied, 16-bit samples reduced to their high byte, transparency chunks turned into alpha):
+/// - `meanColor`: per channel, the sum over all pixels divided by the pixel count, rounded half up.
+/// - `dhash`: the image is cut into 9 columns × 8 rows of cells, column `j` holding pixels
+///   `x` in `floor(j·w/9) ..< max(floor((j+1)·w/9), floor(j·w/9)+1)` and row `i` the rows `y` in the same way with
+///   8 and `h` (so a cell is never empty, and cells of images under 9×8 pixels overlap). A cell's brightness is the
+///   mean of `299·R + 587·G + 114·B` over its pixels (alpha ignored). Bit `8·i + j`, counted from the most
+///   significant bit, is 1 when cell `(i, j+1)` is brighter than cell `(i, j)`. Written as 16 lower-case hex digits.
+///   Brightness is compared exactly (sums cross-multiplied by counts in 128 bits), so there are no rounding ties.
+struct PixelSummary: Sendable, Equatable {
+    /// `width × height × 4`.
+    var bytes: Int
+    /// Mean red, green, blue and alpha, 0–255 each.
+    var meanColor: [Int]
+    var dhash: UInt64
+
+    func write(to out: OutputBuffer) {
+        out.append(ascii: "{\"bytes\":")
+        out.append(decimal: bytes)
+        out.append(ascii: ",\"meanColor\":[")
+        for (i, c) in meanColor.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(decimal: c)
+        }
+        out.append(ascii: "],\"dhash\":\"")
+        out.append(hex64: dhash)
+        out.append(ascii: "\"}")
+    }
+}
+
+extension OutputBuffer {
+    /// 16 lower-case hex digits.
+    func append(hex64 value: UInt64) {
+        let digits: StaticString = "0123456789abcdef"
+        reserve(16)
+        let p = end
+        for i in 0..<16 {
+            p[i] = digits.utf8Start[Int((value >> UInt64(60 - 4 * i)) & 0xF)]
+        }
+        commit(16)
+    }
+}
+
+/// Takes an image's decoded rows as a decoder produces them — whole rows or the rows of an Adam7 pass, as gray,
+/// gray + alpha, RGB, RGBA or palette indices — and keeps only the sums ``PixelSummary`` needs, as if every pixel
+/// had been written out as RGBA8 (no alpha counts as 255, gray as R = G = B, an index as its palette entry). A full
+/// decode so needs one row of memory, not the whole image.
+final class PixelAccumulator {
+    /// The image's size, known from the first row on.
+    @exclusivity(unchecked) private(set) var width = 0
+    @exclusivity(unchecked) private(set) var height = 0
+    /// Cell bounds: column `j` is `colLow[j] ..< colHigh[j]`, row `i` is `rowLow[i] ..< rowHigh[i]`.
+    @exclusivity(unchecked) private var colLow = [Int](repeating: 0, count: 9)
+    @exclusivity(unchecked) private var colHigh = [Int](repeating: 0, count: 9)
+    @exclusivity(unchecked) private var rowLow = [Int](repeating: 0, count: 8)
+    @exclusivity(unchecked) private var rowHigh = [Int](repeating: 0, count: 8)
+    /// Whether every pixel is in exactly one cell (images at least 9 × 8 pixels).
+    @exclusivity(unchecked) private var cellsPartition = false
+    /// Per cell (`8·9`), the R, G, B (and A) sums and the pixel count.
+    @exclusivity(unchecked) private var cellSums = [SIMD4<UInt64>](repeating: .zero, count: 72)
+    @exclusivity(unchecked) private var cellCounts = [UInt64](repeating: 0, count: 72)
+    /// R, G, B, A summed over every pixel.
+    @exclusivity(unchecked) private var totals = SIMD4<UInt64>.zero
+    /// Palette images: per cell, how often each index occurs (`72·256`), and over the whole image when cells overlap.
+    @exclusivity(unchecked) private var histogram: [UInt32] = []
+    @exclusivity(unchecked) private var totalHistogram: [UInt64] = []
+    /// Pixels taken so far: a complete decode gives exactly `width × height`.
+    @exclusivity(unchecked) private(set) var pixelsSeen = 0
+
+    init() {}
+
+    private func start(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        for j in 0..<9 {
+            colLow[j] = j * width / 9
+            colHigh[j] = max((j + 1) * width / 9, colLow[j] + 1)
+        }
+        for i in 0..<8 {
+            rowLow[i] = i * height / 8
+            rowHigh[i] = max((i + 1) * height / 8, rowLow[i] + 1)
+        }
+        cellsPartition = width >= 9 && height >= 8
+    }
+
+    /// Adds one row of `count` pixels of `channels` bytes (0: palette indices) of image row `y` of a
+    /// `width × height` image; pixel `k` is at `x = x0 + k·step` (`x0 = 0, step = 1` for a whole row; an Adam7 pass
+    /// row has its pass's start and step).
+    func addRow(
+        _ pixels: UnsafePointer<UInt8>, count: Int, channels: Int, y: Int, x0: Int, step: Int, width: Int, height: Int
+    ) {
+        if self.width == 0 { start(width: width, height: height) }
+        guard count > 0, y >= 0, y < self.height, step > 0, width == self.width, height == self.height,
+            (0...4).contains(channels)
+        else { return }
+        pixelsSeen &+= count
+        if channels == 0 { return addIndexRow(pixels, count: count, y: y, x0: x0, step: step) }
+        // The cell rows this image row is in: one, unless the image is under 8 rows high.
+        var firstCellRow = 8
+        var lastCellRow = 0
+        for i in 0..<8 where rowLow[i] <= y && y < rowHigh[i] {
+            firstCellRow = min(firstCellRow, i)
+            lastCellRow = i
+        }
+        var rowTotal = SIMD4<UInt64>.zero
+        for j in 0..<9 {
+            // Pixels k with colLow ≤ x0 + k·step < colHigh, clipped to the row.
+            let first = min(max(Self.ceilDiv(colLow[j] - x0, step), 0), count)
+            let last = min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
+            guard last > first else { continue }
+            let sums = Self.rgbaSums(pixels + channels * first, last - first, channels: channels)
+            rowTotal &+= sums
+            var i = firstCellRow
+            while i <= lastCellRow {
+                cellSums[i * 9 + j] &+= sums
+                cellCounts[i * 9 + j] &+= UInt64(last - first)
+                i += 1
+            }
+        }
+        // Cells of images under 9 pixels wide overlap: the row's total is then taken once, directly.
+        totals &+= width >= 9 ? rowTotal : Self.rgbaSums(pixels, count, channels: channels)
+    }
+
+    /// A row of palette indices: counted per cell, turned into colours once the palette is known
+    /// (``summary(palette:)``). Each cell has four tables, taking every fourth pixel in turn: runs of one index
+    /// would otherwise make every increment wait for the one before.
+    private func addIndexRow(_ pixels: UnsafePointer<UInt8>, count: Int, y: Int, x0: Int, step: Int) {
+        if histogram.isEmpty {
+            histogram = [UInt32](repeating: 0, count: 72 * 4 * 256)
+            if !cellsPartition { totalHistogram = [UInt64](repeating: 0, count: 256) }
+        }
+        histogram.withUnsafeMutableBufferPointer { hist in
+            for j in 0..<9 {
+                let first = min(max(Self.ceilDiv(colLow[j] - x0, step), 0), count)
+                let last = min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
+                guard last > first else { continue }
+                for i in 0..<8 where rowLow[i] <= y && y < rowHigh[i] {
+                    let t0 = hist.baseAddress! + (i * 9 + j) * 1024
+                    let (t1, t2, t3) = (t0 + 256, t0 + 512, t0 + 768)
+                    var k = first
+                    while last &- k >= 4 {
+                        t0[Int(pixels[k])] &+= 1
+                        t1[Int(pixels[k &+ 1])] &+= 1
+                        t2[Int(pixels[k &+ 2])] &+= 1
+                        t3[Int(pixels[k &+ 3])] &+= 1
+                        k &+= 4
+                    }
+                    while k < last {
+                        t0[Int(pixels[k])] &+= 1
+                        k &+= 1
+                    }
+                    cellCounts[i * 9 + j] &+= UInt64(last - first)
+                }
+            }
+        }
+        if !cellsPartition {
+            for k in 0..<count { totalHistogram[Int(pixels[k])] &+= 1 }
+        }
+    }
+
+    /// The summary, once every pixel has been added; `palette` (256 RGBA entries) for a palette image's indices.
+    func summary(palette: UnsafeBufferPointer<UInt8>? = nil) -> PixelSummary {
+        if !histogram.isEmpty, let palette, palette.count >= 1024 {
+            func colour(_ index: Int) -> SIMD4<UInt64> {
+                SIMD4(UInt64(palette[4 * index]), UInt64(palette[4 * index + 1]), UInt64(palette[4 * index + 2]),
+                    UInt64(palette[4 * index + 3]))
+            }
+            for cell in 0..<72 {
+                for index in 0..<256 {
+                    let n = UInt64(histogram[cell * 1024 + index]) &+ UInt64(histogram[cell * 1024 + 256 + index])
+                        &+ UInt64(histogram[cell * 1024 + 512 + index]) &+ UInt64(histogram[cell * 1024 + 768 + index])
+                    guard n != 0 else { continue }
+                    let sums = colour(index) &* n
+                    cellSums[cell] &+= sums
+                    if cellsPartition { totals &+= sums }
+                }
+            }
+            if !cellsPartition {
+                for index in 0..<256 where totalHistogram[index] != 0 { totals &+= colour(index) &* totalHistogram[index] }
+            }
+            histogram = []
+        }
+        let n = UInt64(max(width * height, 1))
+        let mean = (0..<4).map { Int((totals[$0] &* 2 &+ n) / (2 * n)) }
+        var hash: UInt64 = 0
+        for i in 0..<8 {
+            for j in 0..<8 {
+                hash <<= 1
+                if brighter(i * 9 + j + 1, than: i * 9 + j) { hash |= 1 }
+            }
+        }
+        return PixelSummary(bytes: width * height * 4, meanColor: mean, dhash: hash)
+    }
+
+    /// Whether cell `a`'s mean brightness is above cell `b`'s, compared exactly.
+    private func brighter(_ a: Int, than b: Int) -> Bool {
+        func luma(_ s: SIMD4<UInt64>) -> UInt64 { 299 &* s[0] &+ 587 &* s[1] &+ 114 &* s[2] }
+        let lhs = luma(cellSums[a]).multipliedFullWidth(by: cellCounts[b])
+        let rhs = luma(cellSums[b]).multipliedFullWidth(by: cellCounts[a])
+        return lhs.high > rhs.high || (lhs.high == rhs.high && lhs.low > rhs.low)
+    }
+
+    @inline(__always) private static func ceilDiv(_ a: Int, _ b: Int) -> Int {
+        a >= 0 ? (a + b - 1) / b : -((-a) / b)
+    }
+
+    /// R, G, B and A summed over `n` pixels of `channels` bytes (1, 2 or 4), as RGBA8: gray counts for R, G and B,
+    /// missing alpha as 255. (RGB rows come with a filler byte: libpng and libjpeg-turbo add it as they write.)
+    @inline(__always) static func rgbaSums(_ p: UnsafePointer<UInt8>, _ n: Int, channels: Int) -> SIMD4<UInt64> {
+        switch channels {
+        case 1:
+            let s = byteSums(p, n, period: 1)
+            return SIMD4(s[0], s[0], s[0], 255 &* UInt64(n))
+        case 2:
+            let s = byteSums(p, 2 * n, period: 2)
+            return SIMD4(s[0], s[0], s[0], s[1])
+        case 3:
+            // Not produced by the decoders (they add a filler byte); kept correct for any caller.
+            var s = SIMD4<UInt64>(0, 0, 0, 255 &* UInt64(n))
+            for k in 0..<n {
+                s[0] &+= UInt64(p[3 * k])
+                s[1] &+= UInt64(p[3 * k + 1])
+                s[2] &+= UInt64(p[3 * k + 2])
+            }
+            return s
+        default:
+            return byteSums(p, 4 * n, period: 4)
+        }
+    }
+
+    /// The bytes at positions `≡ c (mod period)` summed, for `c` in `0 ..< period` (`period` 1, 2 or 4). Bytes are
+    /// read 32 at a time as sixteen 16-bit lanes, split into even and odd bytes by mask and shift, and added in
+    /// 16-bit lanes for up to 256 steps (256 × 255 fits); seen as eight 32-bit lanes, the low and high halves then
+    /// hold positions 4m and 4m + 2 (even bytes) or 4m + 1 and 4m + 3 (odd bytes).
+    @inline(__always) static func byteSums(_ p: UnsafePointer<UInt8>, _ count: Int, period: Int) -> SIMD4<UInt64> {
+        var result = SIMD4<UInt64>.zero
+        let raw = UnsafeRawPointer(p)
+        let lowByte = SIMD16<UInt16>(repeating: 0x00FF)
+        let lowHalf = SIMD8<UInt32>(repeating: 0xFFFF)
+        var i = 0
+        while count &- i >= 32 {
+            let blockEnd = i &+ min((count &- i) / 32, 256) &* 32
+            var even = SIMD16<UInt16>.zero
+            var odd = SIMD16<UInt16>.zero
+            var even2 = SIMD16<UInt16>.zero
+            var odd2 = SIMD16<UInt16>.zero
+            // Two independent pairs of accumulators per step, so the additions do not wait on each other.
+            while blockEnd &- i >= 64 {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt16>.self)
+                let w = raw.loadUnaligned(fromByteOffset: i &+ 32, as: SIMD16<UInt16>.self)
+                even &+= v & lowByte
+                odd &+= v &>> SIMD16<UInt16>(repeating: 8)
+                even2 &+= w & lowByte
+                odd2 &+= w &>> SIMD16<UInt16>(repeating: 8)
+                i &+= 64
+            }
+            if i < blockEnd {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt16>.self)
+                even &+= v & lowByte
+                odd &+= v &>> SIMD16<UInt16>(repeating: 8)
+                i &+= 32
+            }
+            // Each pair saw at most 128 steps: adding them keeps within 16 bits.
+            even &+= even2
+            odd &+= odd2
+            let e = unsafeBitCast(even, to: SIMD8<UInt32>.self)
+            let o = unsafeBitCast(odd, to: SIMD8<UInt32>.self)
+            let p0 = UInt64((e & lowHalf).wrappedSum())
+            let p2 = UInt64((e &>> SIMD8<UInt32>(repeating: 16)).wrappedSum())
+            let p1 = UInt64((o & lowHalf).wrappedSum())
+            let p3 = UInt64((o &>> SIMD8<UInt32>(repeating: 16)).wrappedSum())
+            switch period {
+            case 1: result[0] &+= p0 &+ p1 &+ p2 &+ p3
+            case 2: result &+= SIMD4(p0 &+ p2, p1 &+ p3, 0, 0)
+            default: result &+= SIMD4(p0, p1, p2, p3)
+            }
+        }
+        // The last pixels (under 32 bytes), in scalars: a SIMD4 element updated in a loop goes through memory.
+        var t0: UInt64 = 0
+        var t1: UInt64 = 0
+        var t2: UInt64 = 0
+        var t3: UInt64 = 0
+        switch period {
+        case 1:
+            while i < count {
+                t0 &+= UInt64(p[i])
+                i += 1
+            }
+        case 2:
+            while i + 2 <= count {
+                t0 &+= UInt64(p[i])
+                t1 &+= UInt64(p[i + 1])
+                i += 2
+            }
+        default:
+            while i + 4 <= count {
+                t0 &+= UInt64(p[i])
+                t1 &+= UInt64(p[i + 1])
+                t2 &+= UInt64(p[i + 2])
+                t3 &+= UInt64(p[i + 3])
+                i += 4
+            }
+        }
+        return result &+ SIMD4(t0, t1, t2, t3)
+    }
+}
