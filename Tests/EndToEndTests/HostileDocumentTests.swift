@@ -14,6 +14,18 @@ struct HostileDocumentTests {
 
     static var corporaAvailable: Bool { FileManager.default.fileExists(atPath: corpora.path) }
 
+    /// The regular files below `folder` of the corpora, as paths relative to the corpora root, sorted.
+    static func allFiles(under folder: String) -> [String] {
+        let base = corpora.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
+        let root = corpora.standardizedFileURL.path + "/"
+        return walker.compactMap { $0 as? URL }
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+            .map { String($0.standardizedFileURL.path.dropFirst(root.count)) }
+            .sorted()
+    }
+
     static func response(_ body: Data, type: String) -> Data {
         Data("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
     }
