@@ -73,6 +73,26 @@ struct EndToEndTests {
         #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
     }
 
+    /// Image responses (made by samples/images.py): PNG with alpha, text and dpi; a progressive JPEG with EXIF
+    /// orientation 6; an animated GIF; a JPEG served as image/png; a truncated PNG; a lossless WebP. Header only.
+    @Test func goldenOutputOnImages() throws {
+        let result = try Self.run(["samples/images.http"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        #expect(result.stdout == (try Self.sample("images.expected.ndjson")),
+            "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
+    /// The same images with `--inflate --scale 2`: PNG and JPEG decoded in full (byte count, mean colour and dHash,
+    /// which equal a Pillow decode of the same bodies), point sizes halved and, for orientation 6, swapped.
+    @Test func goldenOutputOnImagesInflated() throws {
+        let result = try Self.run(["--inflate", "--scale", "2", "samples/images.http"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        #expect(result.stdout == (try Self.sample("images.inflate.expected.ndjson")),
+            "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
     @Test func goldenPrettyOutput() throws {
         let result = try Self.run(["--output", "pretty", "samples/capture.http"])
         #expect(result.status == 0)
