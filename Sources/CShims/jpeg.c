@@ -17,6 +17,7 @@ struct jpeg_state {
     respdecode_image_outcome *outcome;
     int warnings_fatal;
     int max_scans;
+    uint64_t max_scan_pixels;
     int status;                    /* what a longjmp back reports */
     uint8_t *rows;
 };
@@ -34,12 +35,15 @@ static void on_error_exit(j_common_ptr common) {
     longjmp(state->jump, 1);
 }
 
-/* Level -1 is a corrupt-data warning: fatal in a full decode (djpeg -strict), counted otherwise. Trace messages
-   (levels >= 1) are dropped. */
+/* Level -1 is a warning. In a full decode those about the data (corrupt, missing or extraneous bytes, a bogus
+   progression) are fatal, as with djpeg -strict; those about metadata (an unknown JFIF revision or Adobe transform)
+   are counted, as everything is in a header read. Trace messages (levels >= 1) are dropped. */
 static void on_emit_message(j_common_ptr common, int level) {
     struct jpeg_state *state = (struct jpeg_state *)common->err;
     if (level >= 0) return;
-    if (state->warnings_fatal) {
+    int code = common->err->msg_code;
+    int metadata_only = code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM;
+    if (state->warnings_fatal && !metadata_only) {
         state->status = RESPDECODE_IMAGE_INVALID;
         (*common->err->format_message)(common, state->outcome->message);
         longjmp(state->jump, 1);
@@ -56,6 +60,17 @@ static void on_progress(j_common_ptr common) {
     if (decompress->input_scan_number > state->max_scans) {
         snprintf(state->outcome->message, sizeof state->outcome->message, "more than %d scans (--max-jpeg-scans)",
                  state->max_scans);
+        state->status = RESPDECODE_IMAGE_LIMIT;
+        longjmp(state->jump, 1);
+    }
+    /* Each scan of a progressive image is a pass over all of it: a valid scan script of a few hundred scans over a
+       huge image is seconds of work from a small file. */
+    uint64_t pixels = (uint64_t)decompress->image_width * decompress->image_height;
+    if ((uint64_t)decompress->input_scan_number * pixels > state->max_scan_pixels) {
+        snprintf(state->outcome->message, sizeof state->outcome->message,
+                 "%d scans of %llu pixels are more than %llu scan pixels (--max-jpeg-scan-pixels)",
+                 decompress->input_scan_number, (unsigned long long)pixels,
+                 (unsigned long long)state->max_scan_pixels);
         state->status = RESPDECODE_IMAGE_LIMIT;
         longjmp(state->jump, 1);
     }
@@ -98,6 +113,7 @@ int respdecode_jpeg_read(const uint8_t *data, size_t size, const respdecode_jpeg
     state.outcome = outcome;
     state.warnings_fatal = row != NULL;
     state.max_scans = limits->max_scans;
+    state.max_scan_pixels = limits->max_scan_pixels;
     state.status = RESPDECODE_IMAGE_INVALID;
 
     decompress.err = jpeg_std_error(&state.error);

@@ -64,7 +64,6 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
     struct png_state state = {data, size, 0, limits->max_allocation, 0, outcome, NULL};
     struct png_state *volatile shared = &state;
     memset(header, 0, sizeof *header);
-    header->srgb_intent = -1;
     outcome->message[0] = outcome->first_warning[0] = 0;
     outcome->warnings = 0;
 
@@ -88,6 +87,9 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
     }
     png_set_read_fn(png, &state, read_memory);
     png_set_chunk_malloc_max(png, limits->max_chunk_bytes);
+    /* libpng's own 1,000,000 x 1,000,000 default is no budget and rejects valid wide or tall images: take PNG's
+       maximum and let the 64-bit pixel budget decide. */
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
     /* Text chunks are the caller's: their keywords are read without libpng, and compressed text is checked there
        against the same limit. */
     static const png_byte text_chunks[] = {'t', 'E', 'X', 't', 0, 'z', 'T', 'X', 't', 0, 'i', 'T', 'X', 't', 0};
@@ -104,13 +106,6 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
     header->interlace = interlace != PNG_INTERLACE_NONE;
     header->channels = png_get_channels(png, info);
     header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-    png_fixed_point gamma;
-    if (png_get_gAMA_fixed(png, info, &gamma)) {
-        header->has_gamma = 1;
-        header->gamma = gamma;
-    }
-    int intent;
-    if (png_get_sRGB(png, info, &intent)) header->srgb_intent = intent;
     png_charp icc_name;
     int icc_compression;
     png_bytep icc_profile;
@@ -132,11 +127,13 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
         return RESPDECODE_IMAGE_OK;
     }
 
-    /* The pixel budget, in 64-bit arithmetic before anything is allocated (PNG_IMAGE_SIZE overflows 32 bits). */
-    if ((uint64_t)width * (uint64_t)height > limits->max_pixels) {
+    /* The pixel budget, in 64-bit arithmetic before anything is allocated (PNG_IMAGE_SIZE overflows 32 bits). A row
+       counts as at least 64 pixels: each costs a call through libpng, so a 1 x 100,000,000 image is no cheaper than
+       its pixel count says. */
+    if ((uint64_t)(width < 64 ? 64 : width) * (uint64_t)height > limits->max_pixels) {
         snprintf(outcome->message, sizeof outcome->message,
-                 "%u x %u pixels is over the pixel budget of %llu (--max-image-pixels)", (unsigned)width,
-                 (unsigned)height, (unsigned long long)limits->max_pixels);
+                 "%u x %u pixels is over the pixel budget of %llu (--max-image-pixels; a row counts as at least 64)",
+                 (unsigned)width, (unsigned)height, (unsigned long long)limits->max_pixels);
         png_destroy_read_struct(&png, &info, NULL);
         return RESPDECODE_IMAGE_LIMIT;
     }

@@ -62,6 +62,13 @@ struct RespDecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Most scans of a progressive JPEG decoded with --inflate.", valueName: "n"))
     var maxJpegScans = 1000
 
+    @Option(help: ArgumentHelp("Most pixels a progressive JPEG's scans may cover together (scans x width x height) "
+        + "with --inflate.", valueName: "n"))
+    var maxJpegScanPixels = 2_000_000_000
+
+    @Option(help: ArgumentHelp("Most memory libjpeg may use for one image.", valueName: "size"))
+    var maxImageMemory = "256MiB"
+
     @Option(help: ArgumentHelp("Largest PNG text or ICC chunk after decompression.", valueName: "size"))
     var maxImageChunkBytes = "8000000"
 
@@ -170,7 +177,9 @@ struct RespDecodeCommand: ParsableCommand {
         configuration.limits.maxValueBytes = try size(maxValueBytes, "--max-value-bytes")
         configuration.imageInflate = inflate
         if let scale {
-            guard scale.isFinite, scale > 0, scale <= 1000 else { throw ValidationError("--scale must be above 0, up to 1000") }
+            guard scale.isFinite, scale >= 0.001, scale <= 1000 else {
+                throw ValidationError("--scale must be from 0.001 to 1000")
+            }
             configuration.imageScale = scale
         }
         guard maxImagePixels > 0 && maxImagePixels <= 1 << 40 else {
@@ -182,6 +191,11 @@ struct RespDecodeCommand: ParsableCommand {
         }
         configuration.limits.maxJPEGScans = maxJpegScans
         configuration.limits.maxImageChunkBytes = try size(maxImageChunkBytes, "--max-image-chunk-bytes")
+        guard maxJpegScanPixels > 0 && maxJpegScanPixels <= 1 << 50 else {
+            throw ValidationError("--max-jpeg-scan-pixels must be from 1 to \(1 << 50)")
+        }
+        configuration.limits.maxJPEGScanPixels = maxJpegScanPixels
+        configuration.limits.maxImageMemory = try size(maxImageMemory, "--max-image-memory")
         return configuration
     }
 

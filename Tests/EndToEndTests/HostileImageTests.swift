@@ -145,6 +145,72 @@ extension HostileDocumentTests {
             }
         }
 
+        @Test func millionsOfBadChunksGiveOneShortLine() throws {
+            // 200,000 text chunks without a keyword (a review found one warning each made a 100 MB line and, at
+            // 2,000,000, an abort under the memory limit).
+            var chunks = [Self.ihdr(width: 1, height: 1)]
+            for _ in 0..<200_000 { chunks.append(Self.chunk("tEXt", Data([0]))) }
+            chunks += [Self.chunk("IDAT", Self.deflated(repeating: 0, count: 2)), Self.chunk("IEND", Data())]
+            for inflate in [false, true] {
+                let line = try Self.run(Self.png(chunks), type: "image/png", "bad_text.png", inflate: inflate)
+                let warnings = try #require(line["warnings"] as? [String])
+                #expect(warnings.count <= 20, "\(warnings.count) warnings")
+                #expect(warnings.contains { $0.contains("more warnings like these") })
+            }
+        }
+
+        @Test func wideAndTallImagesAreValid() throws {
+            // Past libpng's default 1,000,000-pixel side limit, within the pixel budget.
+            func image(_ width: Int, _ height: Int) -> Data {
+                Self.png([Self.ihdr(width: UInt32(width), height: UInt32(height)),
+                    Self.chunk("IDAT", Self.deflated(repeating: 0, count: (width + 1) * height)),
+                    Self.chunk("IEND", Data())])
+            }
+            let wide = try #require(try Self.run(image(1_000_001, 1), type: "image/png", "wide", inflate: true)["value"]
+                as? [String: Any])
+            #expect(wide["width"] as? Int == 1_000_001)
+            #expect((wide["decoded"] as? [String: Any])?["bytes"] as? Int == 4_000_004)
+            let tall = try #require(try Self.run(image(1, 2_000_000), type: "image/png", "tall", inflate: false)["value"]
+                as? [String: Any])
+            #expect(tall["height"] as? Int == 2_000_000)
+            // Decoding is budgeted with each row counted as at least 64 pixels: 100,000,000 one-pixel rows are
+            // refused at once rather than taking half a minute of per-row calls.
+            let line = try Self.run(image(1, 100_000_000), type: "image/png", "1x1e8", inflate: true)
+            #expect(Self.errorCode(line) == "limitExceeded")
+        }
+
+        @Test func gammaAndRenderingIntentComeFromTheirChunks() throws {
+            let idat = Self.chunk("IDAT", Self.deflated(repeating: 0, count: 8 * 9))
+            // sRGB alone: libpng would infer a gamma of 0.45455; the file states none.
+            let srgbOnly = Self.png([Self.ihdr(width: 8, height: 8), Self.chunk("sRGB", Data([0])), idat,
+                Self.chunk("IEND", Data())])
+            let value = try #require(try Self.run(srgbOnly, type: "image/png", "srgb.png", inflate: false)["value"]
+                as? [String: Any])
+            #expect(value["srgb"] as? String == "perceptual")
+            #expect(value["gamma"] == nil)
+            var gamma = Data()
+            withUnsafeBytes(of: UInt32(100_000).bigEndian) { gamma.append(contentsOf: $0) }
+            let both = Self.png([Self.ihdr(width: 8, height: 8), Self.chunk("gAMA", gamma),
+                Self.chunk("sRGB", Data([1])), idat, Self.chunk("IEND", Data())])
+            let stated = try #require(try Self.run(both, type: "image/png", "gama.png", inflate: false)["value"]
+                as? [String: Any])
+            #expect(stated["gamma"] as? Int == 1)
+            #expect(stated["srgb"] as? String == "relative")
+        }
+
+        @Test func unknownCriticalChunksAreErrorsAnywhere() throws {
+            let idat = Self.chunk("IDAT", Self.deflated(repeating: 0, count: 8 * 9))
+            for chunks in [[Self.ihdr(width: 8, height: 8), Self.chunk("XXXX", Data([1])), idat],
+                [Self.ihdr(width: 8, height: 8), idat, Self.chunk("XXXX", Data([1]))]]
+            {
+                for inflate in [false, true] {
+                    let line = try Self.run(Self.png(chunks + [Self.chunk("IEND", Data())]), type: "image/png",
+                        "critical.png", inflate: inflate)
+                    #expect(Self.errorCode(line) == "invalidImage", "inflate \(inflate)")
+                }
+            }
+        }
+
         // MARK: JPEG, from a progressive file of the corpora
 
         static let progressive = "jpeg/libjpeg-turbo/testimgp.jpg"
@@ -203,6 +269,18 @@ extension HostileDocumentTests {
             let message = try #require((capped["error"] as? [String: Any])?["message"] as? String)
             #expect(message.contains("more than 3 scans"), "\(message)")
             #expect(try Self.run(jpeg, type: "image/jpeg", "uncapped", inflate: true)["ok"] as? Bool == true)
+        }
+
+        /// The scan-pixel cap (scans × pixels), which stops valid scan scripts of hundreds of scans over huge images:
+        /// the 227×149 progressive file has 10 scans; a cap of 100,000 scan pixels allows 2.
+        @Test(.enabled(if: HostileDocumentTests.corporaAvailable, "../shared/corpora is absent"))
+        func scanPixelCapStopsLongScanScripts() throws {
+            let jpeg = try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(Self.progressive))
+            let capped = try HostileDocumentTests.runLimited(
+                jpeg, type: "image/jpeg", name: "scan pixels", arguments: ["--inflate", "--max-jpeg-scan-pixels", "100000"])
+            #expect(Self.errorCode(capped) == "limitExceeded")
+            let message = try #require((capped["error"] as? [String: Any])?["message"] as? String)
+            #expect(message.contains("--max-jpeg-scan-pixels"), "\(message)")
         }
 
         @Test(.enabled(if: HostileDocumentTests.corporaAvailable, "../shared/corpora is absent"))

@@ -98,6 +98,22 @@ struct ImageCorporaTests {
         #expect(zero.warnings.contains { $0.contains("orientation 0") })
     }
 
+    /// ICC profiles split over APP2 chunks are reported only when the chunks are complete and consistent.
+    @Test func iccProfileChunksAreChecked() throws {
+        let folder = "jpeg/jpeg-decoder/icc/"
+        let names = ["icc_chunk_order.jpeg", "icc_missing_chunk.jpeg", "icc_chunk_count_mismatch.jpeg",
+            "icc_chunk_seq_no_0.jpeg", "icc_chunk_double_seq_no.jpeg"]
+        let lines = try Self.run(names.map { folder + $0 }, type: { _ in "image/jpeg" }, inflate: false)
+        // Out of order but complete: a profile.
+        #expect(lines[folder + "icc_chunk_order.jpeg"]?.value?["iccProfile"] as? Int ?? 0 > 0)
+        for name in names.dropFirst() {
+            let line = try #require(lines[folder + name])
+            #expect(line.ok, "\(name)")
+            #expect(line.value?["iccProfile"] == nil, "\(name)")
+            #expect(line.warnings.contains { $0.contains("ICC profile") }, "\(name)")
+        }
+    }
+
     @Test func pointSizesFollowTheScaleAndTheOrientation() throws {
         var stream = Data()
         for n in [1, 6] {

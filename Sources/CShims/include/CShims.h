@@ -52,8 +52,6 @@ typedef struct {
     uint32_t width, height;
     int bit_depth, color_type, interlace, channels;
     int has_trns;
-    int has_gamma, gamma;     /* gAMA, in 1/100000 */
-    int srgb_intent;          /* -1 when there is no sRGB chunk */
     int has_icc;
     uint32_t icc_bytes;
     int has_phys, phys_unit;  /* unit 1 = metre */
@@ -89,6 +87,7 @@ typedef struct {
 typedef struct {
     uint64_t max_pixels;      /* full decode only */
     int max_scans;            /* full decode only: more SOS markers than this is RESPDECODE_IMAGE_LIMIT */
+    uint64_t max_scan_pixels; /* full decode only: scans x width x height above this is RESPDECODE_IMAGE_LIMIT */
     long max_memory;          /* libjpeg's max_memory_to_use */
 } respdecode_jpeg_limits;
 

@@ -24,6 +24,13 @@ public struct Limits: Sendable, Hashable {
     /// Most scans a progressive JPEG may have with `--inflate` (each scan is a pass over the whole image).
     /// Default: 1,000.
     public var maxJPEGScans: Int
+    /// Most pixels the scans of a progressive JPEG may cover together (scans × width × height) with `--inflate`:
+    /// each scan is a pass over the whole image, so a valid script of hundreds of scans over a large image is
+    /// seconds of work from a small file. Default: 2,000,000,000 (20 scans at 100 megapixels).
+    public var maxJPEGScanPixels: Int
+    /// Most memory libjpeg may use for one image (`max_memory_to_use`; progressive images keep all coefficients).
+    /// Default: 268,435,456 (256 MiB).
+    public var maxImageMemory: Int
     /// Largest PNG ancillary chunk after decompression (zTXt, iTXt, iCCP; libpng's `png_set_chunk_malloc_max`).
     /// Default: 8,000,000.
     public var maxImageChunkBytes: Int
@@ -37,6 +44,8 @@ public struct Limits: Sendable, Hashable {
         maxValueBytes: Int = 64 * 1024 * 1024,
         maxImagePixels: Int = 100_000_000,
         maxJPEGScans: Int = 1000,
+        maxJPEGScanPixels: Int = 2_000_000_000,
+        maxImageMemory: Int = 256 * 1024 * 1024,
         maxImageChunkBytes: Int = 8_000_000
     ) {
         self.maxHeaderBytes = maxHeaderBytes
@@ -47,6 +56,8 @@ public struct Limits: Sendable, Hashable {
         self.maxValueBytes = maxValueBytes
         self.maxImagePixels = maxImagePixels
         self.maxJPEGScans = maxJPEGScans
+        self.maxJPEGScanPixels = maxJPEGScanPixels
+        self.maxImageMemory = maxImageMemory
         self.maxImageChunkBytes = maxImageChunkBytes
     }
 }

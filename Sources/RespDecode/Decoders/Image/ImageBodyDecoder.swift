@@ -80,19 +80,29 @@ struct ImageOptions {
     var maxChunkBytes: Int
     /// Most scans of a progressive JPEG (`--max-jpeg-scans`).
     var maxScans: Int
+    /// Most pixels a progressive JPEG's scans may cover together (`--max-jpeg-scan-pixels`).
+    var maxScanPixels: Int
+    /// libjpeg's memory cap (`--max-image-memory`).
+    var maxMemory: Int
 
     init(_ configuration: Configuration) {
-        inflate = configuration.imageInflate
-        maxPixels = configuration.limits.maxImagePixels
-        maxChunkBytes = configuration.limits.maxImageChunkBytes
-        maxScans = configuration.limits.maxJPEGScans
+        let limits = configuration.limits
+        self.init(
+            inflate: configuration.imageInflate, maxPixels: limits.maxImagePixels,
+            maxChunkBytes: limits.maxImageChunkBytes, maxScans: limits.maxJPEGScans,
+            maxScanPixels: limits.maxJPEGScanPixels, maxMemory: limits.maxImageMemory)
     }
 
-    init(inflate: Bool, maxPixels: Int, maxChunkBytes: Int, maxScans: Int) {
+    init(
+        inflate: Bool, maxPixels: Int = 100_000_000, maxChunkBytes: Int = 8_000_000, maxScans: Int = 1000,
+        maxScanPixels: Int = 2_000_000_000, maxMemory: Int = 256 << 20
+    ) {
         self.inflate = inflate
         self.maxPixels = maxPixels
         self.maxChunkBytes = maxChunkBytes
         self.maxScans = maxScans
+        self.maxScanPixels = maxScanPixels
+        self.maxMemory = maxMemory
     }
 }
 

@@ -11,10 +11,9 @@ enum JPEGImage {
     ) throws(RecordError) -> ImageInfo {
         let segments = Segments(body)
         let pixels = options.inflate ? PixelAccumulator() : nil
-        // libjpeg's memory cap: room for a progressive image's coefficients at the pixel budget (up to 3 full
-        // components of 2-byte coefficients), and no more.
-        let maxMemory = min(options.maxPixels, Int.max / 8) * 6 + (16 << 20)
-        let limits = LibJPEG.Limits(maxPixels: options.maxPixels, maxScans: options.maxScans, maxMemory: maxMemory)
+        let limits = LibJPEG.Limits(
+            maxPixels: options.maxPixels, maxScans: options.maxScans, maxScanPixels: options.maxScanPixels,
+            maxMemory: options.maxMemory)
         var info: ImageInfo
         switch LibJPEG.read(body, limits: limits, pixels: pixels, warnings: &warnings) {
         case .success(let header):
@@ -118,6 +117,8 @@ enum JPEGImage {
         var sawExif = false
         /// Sum of the ICC_PROFILE chunks' payloads.
         var iccBytes = 0
+        /// ICC_PROFILE chunks as (sequence number, count of chunks, payload size).
+        private var iccChunks: [(sequence: Int, count: Int, bytes: Int)] = []
         var adobeTransform: Int?
         /// Whether an EOI marker (FF D9) is among the last bytes (trailing padding after it is common).
         var endsWithEOI = false
@@ -126,7 +127,6 @@ enum JPEGImage {
         init(_ body: UnsafeBufferPointer<UInt8>) {
             let r = ByteReader(body)
             var offset = 2
-            var iccChunks = Set<Int>()
             scan: while offset < r.count {
                 guard r.bytes[offset] == 0xFF else {
                     offset += 1  // junk before a marker (libjpeg warns and skips it too)
@@ -163,15 +163,25 @@ enum JPEGImage {
                     exif = data.count > 6 ? TIFFDirectory(tiff: UnsafeBufferPointer(rebasing: data[6...])) : nil
                     if exif == nil { warnings.append("jpeg: EXIF block is not valid TIFF; ignored") }
                 case 0xE2 where d.matches("ICC_PROFILE\0", at: 0) && data.count >= 14:
-                    if iccChunks.insert(Int(data[12])).inserted && iccChunks.count <= 255 {
-                        iccBytes += data.count - 14
-                    }
+                    if iccChunks.count < 256 { iccChunks.append((Int(data[12]), Int(data[13]), data.count - 14)) }
                 case 0xEE where d.matches("Adobe", at: 0):
                     adobeTransform = d.u8(11)
                 default:
                     break
                 }
                 offset = m + 3 + length - 2
+            }
+            // A profile is reported only when its chunks are complete: one count, every sequence number 1...count
+            // exactly once (libjpeg's jpeg_read_icc_profile rule).
+            if let count = iccChunks.first?.count {
+                let sequences = Set(iccChunks.map(\.sequence))
+                if count >= 1, iccChunks.count == count, iccChunks.allSatisfy({ $0.count == count }),
+                    sequences == Set(1...count)
+                {
+                    iccBytes = iccChunks.reduce(0) { $0 + $1.bytes }
+                } else {
+                    warnings.append("jpeg: the ICC profile's APP2 chunks are incomplete or inconsistent; not reported")
+                }
             }
             // EOI within the last 1 KiB: files often carry padding or vendor data after it.
             var i = body.count - 2

@@ -22,6 +22,7 @@ enum LibJPEG {
     struct Limits {
         var maxPixels: Int
         var maxScans: Int
+        var maxScanPixels: Int
         var maxMemory: Int
     }
 
@@ -39,6 +40,7 @@ enum LibJPEG {
     ) -> Result<Header, Failure> {
         var cLimits = respdecode_jpeg_limits(
             max_pixels: UInt64(max(limits.maxPixels, 0)), max_scans: Int32(clamping: limits.maxScans),
+            max_scan_pixels: UInt64(max(limits.maxScanPixels, 0)),
             max_memory: max(limits.maxMemory, 0))
         var header = respdecode_jpeg_header()
         var outcome = respdecode_image_outcome()

@@ -12,9 +12,6 @@ enum LibPNG {
         var interlaced: Bool
         var channels: Int
         var hasTransparency: Bool
-        var gamma100000: Int?
-        /// sRGB rendering intent 0–3.
-        var srgbIntent: Int?
         var iccBytes: Int?
         /// pHYs: pixels per unit and whether the unit is the metre.
         var physical: (x: Int, y: Int, perMetre: Bool)?
@@ -78,8 +75,6 @@ enum LibPNG {
                 width: Int(header.width), height: Int(header.height), bitDepth: Int(header.bit_depth),
                 colorType: Int(header.color_type), interlaced: header.interlace != 0, channels: Int(header.channels),
                 hasTransparency: header.has_trns != 0,
-                gamma100000: header.has_gamma != 0 ? Int(header.gamma) : nil,
-                srgbIntent: header.srgb_intent >= 0 ? Int(header.srgb_intent) : nil,
                 iccBytes: header.has_icc != 0 ? Int(header.icc_bytes) : nil,
                 physical: header.has_phys != 0
                     ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil,

@@ -25,8 +25,6 @@ enum PNGImage {
         info.colorType = [0: "gray", 2: "rgb", 3: "palette", 4: "gray-alpha", 6: "rgba"][header.colorType]
         info.hasAlpha = header.colorType & 4 != 0 || header.hasTransparency
         info.interlaced = header.interlaced
-        info.gamma100000 = header.gamma100000
-        info.srgb = header.srgbIntent.flatMap { ["perceptual", "relative", "saturation", "absolute"].element(at: $0) }
         info.iccProfile = header.iccBytes
         if let physical = header.physical, physical.perMetre, physical.x > 0, physical.y > 0 {
             info.dpi = (Double(physical.x) * 0.0254, Double(physical.y) * 0.0254)
@@ -51,6 +49,14 @@ enum PNGImage {
     ) throws(RecordError) {
         let r = ByteReader(body)
         var offset = 8
+        // Warnings of the walk, at most `maxWarnings` (a file of millions of bad chunks must not make a huge line).
+        let maxWarnings = 16
+        var suppressed = 0
+        func warn(_ text: @autoclosure () -> String) {
+            if warnings.count < maxWarnings { warnings.append(text()) } else { suppressed += 1 }
+        }
+        defer { if suppressed > 0 { warnings.append("png: \(suppressed) more warnings like these") } }
+        let counter = Zlib.SizeCounter()
         var sawImageData = false
         var imageDataEnded = false
         var fcTLCount = 0
@@ -77,15 +83,24 @@ enum PNGImage {
             var name: String { String(decoding: r.slice(offset + 4, 4)!, as: UTF8.self) }
             let data = r.slice(offset + 8, length)!
             let isImageData = type == Chunk.IDAT
-            if sawImageData || isImageData, !libpngReadEverything {
+            let isText = type == Chunk.tEXt || type == Chunk.zTXt || type == Chunk.iTXt
+            let critical = type & 0x2000_0000 == 0  // the first letter is upper case
+            if critical && type != Chunk.IHDR && type != Chunk.PLTE && !isImageData && type != Chunk.IEND {
+                throw RecordError(
+                    .invalidImage, "png: unknown critical chunk \(name) at byte \(offset)", location: .init(offset: offset))
+            }
+            // libpng checked the CRCs of the chunks it read (and warned about bad ancillary ones); the rest are
+            // checked here. Text chunks always are, since their keywords are read here.
+            let libpngRead = libpngReadEverything || !(sawImageData || isImageData)
+            if !libpngRead || isText {
                 let stored = UInt32(r.u32be(offset + 8 + length)!)
                 if Zlib.crc32(r.slice(offset + 4, length + 4)!) != stored {
-                    if type & 0x2000_0000 == 0 {  // critical: the first letter is upper case
+                    if critical {
                         throw RecordError(
                             .invalidImage, "png: CRC error in the \(name) chunk at byte \(offset)",
                             location: .init(offset: offset))
                     }
-                    warnings.append("png: CRC error in the \(name) chunk at byte \(offset); chunk ignored")
+                    if !libpngRead { warn("png: CRC error in the \(name) chunk at byte \(offset); chunk ignored") }
                     offset += 12 + length
                     continue
                 }
@@ -106,13 +121,13 @@ enum PNGImage {
                     throw RecordError(.invalidImage, "png: no IDAT chunk", location: .init(offset: offset))
                 }
                 let trailing = body.count - (offset + 12)
-                if trailing > 0 { warnings.append("png: \(trailing) byte\(trailing == 1 ? "" : "s") after IEND ignored") }
+                if trailing > 0 { warn("png: \(trailing) byte\(trailing == 1 ? "" : "s") after IEND ignored") }
                 if let animation {
                     if animation.frames == 0 || animation.frames > 0x7FFF_FFFF {
-                        warnings.append("png: invalid APNG frame count \(animation.frames); shown as a still image")
+                        warn("png: invalid APNG frame count \(animation.frames); shown as a still image")
                     } else {
                         if fcTLCount != animation.frames {
-                            warnings.append(
+                            warn(
                                 "png: acTL announces \(animation.frames) frames but there are \(fcTLCount) fcTL chunks")
                         }
                         info.frames = animation.frames
@@ -120,7 +135,11 @@ enum PNGImage {
                     }
                 }
                 if textChunks > ImageInfo.maxTextKeys {
-                    warnings.append("png: \(textChunks - ImageInfo.maxTextKeys) more text chunks not listed")
+                    warn("png: \(textChunks - ImageInfo.maxTextKeys) more text chunks not listed")
+                }
+                if textChunks > Self.maxCheckedTextChunks {
+                    warn("png: the compressed text of the \(textChunks - Self.maxCheckedTextChunks) text chunks after "
+                        + "the first \(Self.maxCheckedTextChunks) was not checked")
                 }
                 return
             case Chunk.acTL:
@@ -131,11 +150,24 @@ enum PNGImage {
                 fcTLCount += 1
             case Chunk.tEXt, Chunk.zTXt, Chunk.iTXt:
                 textChunks += 1
-                if let key = try textKeyword(name, data, budget: &textBudget, options: options, warnings: &warnings),
+                // Past the listed keys and the checked ones, a text chunk costs nothing more (libpng itself keeps
+                // at most 1000 ancillary chunks).
+                guard info.textKeys.count < ImageInfo.maxTextKeys || textChunks <= Self.maxCheckedTextChunks else {
+                    break
+                }
+                var problem: String?
+                if let key = try textKeyword(
+                    type, data, check: textChunks <= Self.maxCheckedTextChunks, budget: &textBudget, counter: counter,
+                    options: options, problem: &problem),
                     info.textKeys.count < ImageInfo.maxTextKeys
                 {
                     info.textKeys.append(key)
                 }
+                if let problem { warn(problem) }
+            case Chunk.gAMA where !sawImageData && length == 4:
+                info.gamma100000 = r.u32be(offset + 8)
+            case Chunk.sRGB where !sawImageData && length == 1:
+                info.srgb = ["perceptual", "relative", "saturation", "absolute"].element(at: Int(data[0]))
             default:
                 break
             }
@@ -143,8 +175,15 @@ enum PNGImage {
         }
     }
 
+    /// Text chunks whose compressed text is inflated to check its size; later ones are only counted.
+    static let maxCheckedTextChunks = 1000
+
     /// Chunk types as big-endian words.
     private enum Chunk {
+        static let IHDR: UInt32 = 0x4948_4452
+        static let PLTE: UInt32 = 0x504C_5445
+        static let gAMA: UInt32 = 0x6741_4D41
+        static let sRGB: UInt32 = 0x7352_4742
         static let IDAT: UInt32 = 0x4944_4154
         static let IEND: UInt32 = 0x4945_4E44
         static let acTL: UInt32 = 0x6163_544C
@@ -154,27 +193,29 @@ enum PNGImage {
         static let iTXt: UInt32 = 0x6954_5874
     }
 
-    /// A text chunk's keyword (Latin-1, 1–79 bytes before a NUL). Compressed text is inflated — to nowhere, only
-    /// counted against `budget` — so that a decompression bomb is an error here, as it would be for any reader that
-    /// shows the text.
+    /// A text chunk's keyword (Latin-1, 1–79 bytes before a NUL). With `check`, compressed text is inflated — to
+    /// nowhere, only counted against `budget` — so that a decompression bomb is an error here, as it would be for
+    /// any reader that shows the text. Oddities go to `problem`.
     private static func textKeyword(
-        _ name: String, _ data: UnsafeBufferPointer<UInt8>, budget: inout Int, options: ImageOptions,
-        warnings: inout [String]
+        _ type: UInt32, _ data: UnsafeBufferPointer<UInt8>, check: Bool, budget: inout Int,
+        counter: Zlib.SizeCounter, options: ImageOptions, problem: inout String?
     ) throws(RecordError) -> String? {
+        let name = type == Chunk.tEXt ? "tEXt" : type == Chunk.zTXt ? "zTXt" : "iTXt"
         guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79 else {
-            warnings.append("png: \(name) chunk without a valid keyword ignored")
+            problem = "png: \(name) chunk without a valid keyword ignored"
             return nil
         }
         let key = String(String.UnicodeScalarView(data[0..<nul].map { Unicode.Scalar($0) }))
+        guard check else { return key }
         var compressed: UnsafeBufferPointer<UInt8>?
-        if name == "zTXt" {
+        if type == Chunk.zTXt {
             compressed = UnsafeBufferPointer(rebasing: data[min(nul + 2, data.count)...])
-        } else if name == "iTXt", nul + 2 < data.count, data[nul + 1] == 1 {
+        } else if type == Chunk.iTXt, nul + 2 < data.count, data[nul + 1] == 1 {
             // flag, method, language tag NUL, translated keyword NUL, then the text.
             var i = nul + 3
             for _ in 0..<2 {
                 guard let end = data[i...].firstIndex(of: 0) else {
-                    warnings.append("png: iTXt chunk \"\(key)\" is cut short")
+                    problem = "png: iTXt chunk \"\(key)\" is cut short"
                     return key
                 }
                 i = end + 1
@@ -182,7 +223,7 @@ enum PNGImage {
             compressed = UnsafeBufferPointer(rebasing: data[min(i, data.count)...])
         }
         if let compressed {
-            switch Zlib.inflatedSize(of: compressed, limit: budget) {
+            switch counter.inflatedSize(of: compressed, limit: budget) {
             case .size(let size): budget -= size
             case .tooLarge:
                 throw RecordError(
@@ -190,7 +231,7 @@ enum PNGImage {
                     "png: the text chunks inflate to more than \(options.maxChunkBytes) bytes, the \(name) chunk "
                         + "\"\(key)\" past the limit (--max-image-chunk-bytes)")
             case .invalid(let message):
-                warnings.append("png: the \(name) chunk \"\(key)\" does not inflate (\(message)); ignored")
+                problem = "png: the \(name) chunk \"\(key)\" does not inflate (\(message)); ignored"
             }
         }
         return key

@@ -9,8 +9,8 @@ import Testing
 @Suite(.enabled(if: Corpora.available, Corpora.skipMessage))
 struct PNGConformanceTests {
     static let suite = "png/PngSuite"
-    static let header = ImageOptions(inflate: false, maxPixels: 100_000_000, maxChunkBytes: 8_000_000, maxScans: 1000)
-    static let inflate = ImageOptions(inflate: true, maxPixels: 100_000_000, maxChunkBytes: 8_000_000, maxScans: 1000)
+    static let header = ImageOptions(inflate: false)
+    static let inflate = ImageOptions(inflate: true)
 
     static func read(_ bytes: [UInt8], _ options: ImageOptions) -> Result<ImageInfo, RecordError> {
         var warnings: [String] = []
