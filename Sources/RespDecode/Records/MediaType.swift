@@ -14,6 +14,8 @@ public enum MediaType {
 
     /// The `charset` parameter of a `Content-Type` field value (RFC 9110 §8.3.1), unquoted, or `nil`.
     public static func charset(ofContentType value: String) -> String? {
+        // Most Content-Types have no parameters: no split (and its array) for them.
+        guard value.utf8.contains(UInt8(ascii: ";")) else { return nil }
         for parameter in value.split(separator: ";").dropFirst() {
             guard let equals = parameter.firstIndex(of: "=") else { continue }
             let name = parameter[..<equals].trimmingOWS()

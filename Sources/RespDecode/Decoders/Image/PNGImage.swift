@@ -56,7 +56,9 @@ enum PNGImage {
             if warnings.count < maxWarnings { warnings.append(text()) } else { suppressed += 1 }
         }
         defer { if suppressed > 0 { warnings.append("png: \(suppressed) more warnings like these") } }
-        let counter = Zlib.SizeCounter()
+        // Made on the first compressed text chunk: most images have none (inflateInit and its buffer per record
+        // cost a tenth of a header-only read).
+        var counter: Zlib.SizeCounter?
         var sawImageData = false
         var imageDataEnded = false
         var fcTLCount = 0
@@ -157,7 +159,7 @@ enum PNGImage {
                 }
                 var problem: String?
                 if let key = try textKeyword(
-                    type, data, check: textChunks <= Self.maxCheckedTextChunks, budget: &textBudget, counter: counter,
+                    type, data, check: textChunks <= Self.maxCheckedTextChunks, budget: &textBudget, counter: &counter,
                     options: options, problem: &problem),
                     info.textKeys.count < ImageInfo.maxTextKeys
                 {
@@ -198,7 +200,7 @@ enum PNGImage {
     /// any reader that shows the text. Oddities go to `problem`.
     private static func textKeyword(
         _ type: UInt32, _ data: UnsafeBufferPointer<UInt8>, check: Bool, budget: inout Int,
-        counter: Zlib.SizeCounter, options: ImageOptions, problem: inout String?
+        counter: inout Zlib.SizeCounter?, options: ImageOptions, problem: inout String?
     ) throws(RecordError) -> String? {
         let name = type == Chunk.tEXt ? "tEXt" : type == Chunk.zTXt ? "zTXt" : "iTXt"
         guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79 else {
@@ -223,7 +225,9 @@ enum PNGImage {
             compressed = UnsafeBufferPointer(rebasing: data[min(i, data.count)...])
         }
         if let compressed {
-            switch counter.inflatedSize(of: compressed, limit: budget) {
+            let sizer = counter ?? Zlib.SizeCounter()
+            counter = sizer
+            switch sizer.inflatedSize(of: compressed, limit: budget) {
             case .size(let size): budget -= size
             case .tooLarge:
                 throw RecordError(
