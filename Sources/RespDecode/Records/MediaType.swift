@@ -37,6 +37,9 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
     public let type: String
     /// Lower-cased subtype, `*`, or `*+suffix`.
     public let subtype: String
+    /// `type/subtype` when neither has a wildcard: such a pattern matches by one string comparison (each record
+    /// is checked against every pattern of the chain until one matches).
+    private let exact: String?
 
     /// Parses `type/subtype`; `nil` unless there is exactly one `/` with text on both sides.
     public init?(_ text: String) {
@@ -47,12 +50,14 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         type = String(parts[0])
         subtype = String(parts[1])
+        exact = type.contains("*") || subtype.contains("*") ? nil : lowered
     }
 
     public var description: String { "\(type)/\(subtype)" }
 
     /// Whether a response MIME type (already lower-cased, without parameters) matches this pattern.
     public func matches(_ mimeType: String) -> Bool {
+        if let exact { return mimeType == exact }
         guard let slash = mimeType.utf8.firstIndex(of: UInt8(ascii: "/")) else { return false }
         let responseType = mimeType[..<slash]
         let responseSubtype = mimeType[mimeType.index(after: slash)...]
