@@ -26,51 +26,20 @@ enum LibJPEG {
         var maxMemory: Int
     }
 
-    enum Failure: Error {
-        case invalid(String)
-        case limit(String)
-        /// A valid file this libjpeg build cannot decode (12-bit, lossless).
-        case unsupported(String)
-    }
-
     /// Reads the header, and with `pixels` the whole image as RGBA8 rows into it; in that case a corrupt-data
     /// warning is fatal. Without `pixels`, libjpeg's warnings go to `warnings`.
     static func read(
         _ body: UnsafeBufferPointer<UInt8>, limits: Limits, pixels: PixelAccumulator?, warnings: inout [String]
-    ) -> Result<Header, Failure> {
+    ) -> Result<Header, ImageShim.Failure> {
         var cLimits = respdecode_jpeg_limits(
             max_pixels: UInt64(max(limits.maxPixels, 0)), max_scans: Int32(clamping: limits.maxScans),
             max_scan_pixels: UInt64(max(limits.maxScanPixels, 0)),
             max_memory: max(limits.maxMemory, 0))
         var header = respdecode_jpeg_header()
-        var outcome = respdecode_image_outcome()
-        let status: Int32
-        if let pixels {
-            status = respdecode_jpeg_read(
-                body.baseAddress, body.count, &cLimits, &header,
-                { context, width, height, channels, row, count, y, x0, step in
-                    guard let context, let row else { return }
-                    Unmanaged<PixelAccumulator>.fromOpaque(context)._withUnsafeGuaranteedRef {
-                        $0.addRow(row, count: Int(count), channels: Int(channels), y: Int(y), x0: Int(x0),
-                            step: Int(step), width: Int(width), height: Int(height))
-                    }
-                }, Unmanaged.passUnretained(pixels).toOpaque(), &outcome)
-        } else {
-            status = respdecode_jpeg_read(body.baseAddress, body.count, &cLimits, &header, nil, nil, &outcome)
-        }
-        let (message, firstWarning) = ImageShimText.strings(of: &outcome)
-        if outcome.warnings > 0 {
-            warnings.append(ImageShimText.warning("libjpeg", firstWarning, count: Int(outcome.warnings)))
-        }
-        switch Int(status) {
-        case RESPDECODE_IMAGE_OK:
-            break
-        case RESPDECODE_IMAGE_LIMIT:
-            return .failure(.limit(message))
-        case RESPDECODE_IMAGE_UNSUPPORTED:
-            return .failure(.unsupported(message))
-        default:
-            return .failure(.invalid(message))
+        if let failure = ImageShim.run(library: "libjpeg", pixels: pixels, warnings: &warnings, {
+            respdecode_jpeg_read(body.baseAddress, body.count, &cLimits, &header, $0, $1, $2)
+        }) {
+            return .failure(failure)
         }
         let spaces = [1: "gray", 2: "rgb", 3: "ycbcr", 4: "cmyk", 5: "ycck"]
         let components = Int(header.components)

@@ -28,47 +28,19 @@ enum LibPNG {
         var maxAllocation: Int
     }
 
-    enum Failure: Error {
-        /// libpng's message.
-        case invalid(String)
-        case limit(String)
-    }
-
     /// Reads the header, and with `pixels` the whole image as RGBA8 rows into it (then the chunks after the image
     /// data). `warnings` receives libpng's first warning and a count.
     static func read(
         _ body: UnsafeBufferPointer<UInt8>, limits: Limits, pixels: PixelAccumulator?, warnings: inout [String]
-    ) -> Result<Header, Failure> {
+    ) -> Result<Header, ImageShim.Failure> {
         var cLimits = respdecode_png_limits(
             max_pixels: UInt64(max(limits.maxPixels, 0)), max_chunk_bytes: max(limits.maxChunkBytes, 0),
             max_allocation: max(limits.maxAllocation, 0))
         var header = respdecode_png_header()
-        var outcome = respdecode_image_outcome()
-        let status: Int32
-        if let pixels {
-            status = respdecode_png_read(
-                body.baseAddress, body.count, &cLimits, &header,
-                { context, width, height, channels, row, count, y, x0, step in
-                    guard let context, let row else { return }
-                    Unmanaged<PixelAccumulator>.fromOpaque(context)._withUnsafeGuaranteedRef {
-                        $0.addRow(row, count: Int(count), channels: Int(channels), y: Int(y), x0: Int(x0),
-                            step: Int(step), width: Int(width), height: Int(height))
-                    }
-                }, Unmanaged.passUnretained(pixels).toOpaque(), &outcome)
-        } else {
-            status = respdecode_png_read(body.baseAddress, body.count, &cLimits, &header, nil, nil, &outcome)
-        }
-        let (message, firstWarning) = ImageShimText.strings(of: &outcome)
-        if outcome.warnings > 0 {
-            warnings.append(ImageShimText.warning("libpng", firstWarning, count: Int(outcome.warnings)))
-        }
-        switch Int(status) {
-        case RESPDECODE_IMAGE_OK:
-            break
-        case RESPDECODE_IMAGE_LIMIT:
-            return .failure(.limit(message))
-        default:
-            return .failure(.invalid(message))
+        if let failure = ImageShim.run(library: "libpng", pixels: pixels, warnings: &warnings, {
+            respdecode_png_read(body.baseAddress, body.count, &cLimits, &header, $0, $1, $2)
+        }) {
+            return .failure(failure)
         }
         return .success(
             Header(
@@ -80,21 +52,5 @@ enum LibPNG {
                     ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil,
                 paletteRGBA: pixels != nil && header.color_type == 3
                     ? withUnsafeBytes(of: header.palette_rgba) { Array($0) } : nil))
-    }
-}
-
-/// The text fields of the shim's outcome struct as Swift strings.
-enum ImageShimText {
-    static func strings(of outcome: inout respdecode_image_outcome) -> (message: String, firstWarning: String) {
-        let message = withUnsafeBytes(of: &outcome.message) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-        let warning = withUnsafeBytes(of: &outcome.first_warning) {
-            String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
-        }
-        return (message, warning)
-    }
-
-    /// `libpng warning: "…"` (and how many more).
-    static func warning(_ library: String, _ first: String, count: Int) -> String {
-        count > 1 ? "\(library) warning: \(first) (and \(count - 1) more)" : "\(library) warning: \(first)"
     }
 }

@@ -16,7 +16,8 @@ enum PNGImage {
         let header: LibPNG.Header
         switch LibPNG.read(body, limits: limits, pixels: pixels, warnings: &warnings) {
         case .success(let h): header = h
-        case .failure(.invalid(let message)): throw RecordError(.invalidImage, "png: \(message)")
+        case .failure(.invalid(let message)), .failure(.unsupported(let message)):
+            throw RecordError(.invalidImage, "png: \(message)")
         case .failure(.limit(let message)): throw RecordError(.limitExceeded, "png: \(message)")
         }
         var info = ImageInfo(format: "png", width: header.width, height: header.height)
@@ -75,12 +76,8 @@ enum PNGImage {
             }
             // The type as one big-endian word: compared without making strings (this loop runs per chunk).
             let type = UInt32(r.u32be(offset + 4)!)
-            for shift in [24, 16, 8, 0] {
-                let byte = UInt8(truncatingIfNeeded: type >> UInt32(shift)) | 0x20
-                guard byte >= 0x61 && byte <= 0x7A else {
-                    throw RecordError(
-                        .invalidImage, "png: bad chunk type at byte \(offset)", location: .init(offset: offset))
-                }
+            for byte in r.slice(offset + 4, 4)! where !(byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) {
+                throw RecordError(.invalidImage, "png: bad chunk type at byte \(offset)", location: .init(offset: offset))
             }
             var name: String { String(decoding: r.slice(offset + 4, 4)!, as: UTF8.self) }
             let data = r.slice(offset + 8, length)!

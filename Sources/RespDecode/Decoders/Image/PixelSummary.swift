@@ -86,7 +86,8 @@ final class PixelAccumulator {
         cellsPartition = width >= 9 && height >= 8
     }
 
-    /// Adds one row of `count` pixels of `channels` bytes (0: palette indices) of image row `y` of a
+    /// Adds one row of `count` pixels of `channels` bytes (1, 2 or 4; 0: palette indices; the decoders give RGB
+    /// with a filler byte) of image row `y` of a
     /// `width × height` image; pixel `k` is at `x = x0 + k·step` (`x0 = 0, step = 1` for a whole row; an Adam7 pass
     /// row has its pass's start and step).
     func addRow(
@@ -94,7 +95,7 @@ final class PixelAccumulator {
     ) {
         if self.width == 0 { start(width: width, height: height) }
         guard count > 0, y >= 0, y < self.height, step > 0, width == self.width, height == self.height,
-            (0...4).contains(channels)
+            channels == 0 || channels == 1 || channels == 2 || channels == 4
         else { return }
         pixelsSeen &+= count
         if channels == 0 { return addIndexRow(pixels, count: count, y: y, x0: x0, step: step) }
@@ -217,15 +218,6 @@ final class PixelAccumulator {
         case 2:
             let s = byteSums(p, 2 * n, period: 2)
             return SIMD4(s[0], s[0], s[0], s[1])
-        case 3:
-            // Not produced by the decoders (they add a filler byte); kept correct for any caller.
-            var s = SIMD4<UInt64>(0, 0, 0, 255 &* UInt64(n))
-            for k in 0..<n {
-                s[0] &+= UInt64(p[3 * k])
-                s[1] &+= UInt64(p[3 * k + 1])
-                s[2] &+= UInt64(p[3 * k + 2])
-            }
-            return s
         default:
             return byteSums(p, 4 * n, period: 4)
         }
