@@ -27,14 +27,22 @@ let package = Package(
         // libpng (Debian: libpng-dev) and libjpeg-turbo's libjpeg API (libjpeg62-turbo-dev), used only by CShims.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        // zlib (Debian: zlib1g-dev): PNG text chunks now, Content-Encoding later; one wrapper file.
+        // zlib (Debian: zlib1g-dev): PNG text chunks, gzip/deflate Content-Encoding, .warc.gz members.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libbrotli's decoder (libbrotli-dev) and libzstd (libzstd-dev): the br and zstd Content-Encodings.
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // OpenSSL's libcrypto (libssl-dev), for its EVP digests only: checking WARC-Payload-Digest.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
         .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
-            dependencies: ["CLibXML2", "CShims", "CZlib", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CLibXML2", "CShims", "CZlib", "CBrotli", "CZstd", "CCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The executable: argument parsing and wiring only.
         .executableTarget(
@@ -55,7 +63,7 @@ let package = Package(
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",
-            // CZlib to build compressed hostile images (zlib bombs) at test time.
+            // CZlib to build compressed hostile inputs (zlib bombs, .warc.gz members) at test time.
             dependencies: ["respdecode", "CZlib"]
         ),
     ]

@@ -7,6 +7,9 @@ public struct Limits: Sendable, Hashable {
     /// Largest body of one record as framed (after de-chunking, before content-decoding), in bytes.
     /// Default: 67,108,864 (64 MiB).
     public var maxBodyBytes: Int
+    /// Largest body after Content-Encoding is undone (every layer counts against it while decoding): stops
+    /// decompression bombs within this much memory. Default: 67,108,864 (64 MiB).
+    public var maxDecodedBodyBytes: Int
     /// Deepest nesting of arrays and objects (JSON), elements (XML) or containers (plist). Default: 512.
     public var maxDepth: Int
     /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes). Default: 4,096.
@@ -38,6 +41,7 @@ public struct Limits: Sendable, Hashable {
     public init(
         maxHeaderBytes: Int = 64 * 1024,
         maxBodyBytes: Int = 64 * 1024 * 1024,
+        maxDecodedBodyBytes: Int = 64 * 1024 * 1024,
         maxDepth: Int = 512,
         maxErrorBodyBytes: Int = 4096,
         maxPlistObjects: Int = 1_000_000,
@@ -50,6 +54,7 @@ public struct Limits: Sendable, Hashable {
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
+        self.maxDecodedBodyBytes = maxDecodedBodyBytes
         self.maxDepth = maxDepth
         self.maxErrorBodyBytes = maxErrorBodyBytes
         self.maxPlistObjects = maxPlistObjects

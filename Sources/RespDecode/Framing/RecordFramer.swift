@@ -15,9 +15,13 @@ public protocol RecordFramer {
     mutating func finish()
     /// The next complete item, or `nil` when more input is needed (after `finish()`: when the input is exhausted).
     mutating func next() -> FramedItem?
+    /// Records read but deliberately not yielded (WARC records of types not chosen), by kind, for the statistics.
+    var skippedRecords: [String: Int] { get }
 }
 
 extension RecordFramer {
+    public var skippedRecords: [String: Int] { [:] }
+
     /// Adds input bytes.
     public mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }

@@ -20,6 +20,11 @@ public struct ResponseRecord: Sendable {
     public var method: String?
     /// Record identifier echoed back (ndjson input).
     public var id: String?
+    /// What the WARC record around the response said about it (WARC input only).
+    public var warc: WARCRecordInfo?
+    /// The body is already content-decoded (HAR): a `Content-Encoding` field describes how it travelled, and is
+    /// not undone again.
+    public var contentDecoded: Bool
     /// Things worth knowing about the framing that did not stop it (e.g. "Transfer-Encoding overrides Content-Length").
     public var warnings: [String]
 
@@ -32,6 +37,8 @@ public struct ResponseRecord: Sendable {
         url: String? = nil,
         method: String? = nil,
         id: String? = nil,
+        warc: WARCRecordInfo? = nil,
+        contentDecoded: Bool = false,
         warnings: [String] = []
     ) {
         self.offset = offset
@@ -42,8 +49,35 @@ public struct ResponseRecord: Sendable {
         self.url = url
         self.method = method
         self.id = id
+        self.warc = warc
+        self.contentDecoded = contentDecoded
         self.warnings = warnings
     }
+}
+
+/// The WARC header fields of the record a response came from (SPEC §2 warc, §4).
+public struct WARCRecordInfo: Sendable, Hashable {
+    /// `WARC-Type`: `response`, `resource`, …
+    public var type: String
+    /// `WARC-Record-ID`, as written (`<urn:uuid:…>`).
+    public var recordId: String?
+    /// `WARC-Date`, as written.
+    public var date: String?
+    /// The outcome of checking `WARC-Payload-Digest`; `nil` when the record has none, or its algorithm is unknown.
+    public var digest: DigestCheck?
+
+    public init(type: String, recordId: String? = nil, date: String? = nil, digest: DigestCheck? = nil) {
+        self.type = type
+        self.recordId = recordId
+        self.date = date
+        self.digest = digest
+    }
+}
+
+/// The outcome of checking a payload digest.
+public enum DigestCheck: String, Sendable, Hashable {
+    case ok
+    case mismatch
 }
 
 /// Input that could not be framed into a response: it still gets its own line, with `error`.
@@ -60,10 +94,16 @@ public struct FramingFailure: Sendable, Hashable {
     public var excerpt: [UInt8]
     /// How many input bytes this failure stands for.
     public var bytes: Int64
+    /// What the input told about the record before it failed, where it did: its URL, method and `id` (ndjson), and
+    /// its WARC record's fields.
+    public var url: String?
+    public var method: String?
+    public var id: String?
+    public var warc: WARCRecordInfo?
 
     public init(
         offset: Int64, error: RecordError, status: Int? = nil, headers: HeaderFields? = nil, excerpt: [UInt8] = [],
-        bytes: Int64 = 0
+        bytes: Int64 = 0, url: String? = nil, method: String? = nil, id: String? = nil, warc: WARCRecordInfo? = nil
     ) {
         self.offset = offset
         self.error = error
@@ -71,6 +111,10 @@ public struct FramingFailure: Sendable, Hashable {
         self.headers = headers
         self.excerpt = excerpt
         self.bytes = bytes
+        self.url = url
+        self.method = method
+        self.id = id
+        self.warc = warc
     }
 }
 
