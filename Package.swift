@@ -32,6 +32,8 @@ let package = Package(
         // libbrotli's decoder (libbrotli-dev) and libzstd (libzstd-dev): the br and zstd Content-Encodings.
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // libbrotli's encoder, for tests only: they make br bodies (and br bombs) at run time.
+        .systemLibrary(name: "CBrotliEncoder", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // OpenSSL's libcrypto (libssl-dev), for its EVP digests only: checking WARC-Payload-Digest.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
@@ -55,16 +57,18 @@ let package = Package(
         ),
         .testTarget(
             name: "RespDecodeTests",
-            // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on.
-            dependencies: ["RespDecode", "CLibXML2"],
+            // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on; the compressors to make
+            // gzip, deflate, zstd and br test bodies and .warc.gz members at run time.
+            dependencies: ["RespDecode", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder"],
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",
-            // CZlib to build compressed hostile inputs (zlib bombs, .warc.gz members) at test time.
-            dependencies: ["respdecode", "CZlib"]
+            // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members) at
+            // test time.
+            dependencies: ["respdecode", "CZlib", "CZstd", "CBrotliEncoder"]
         ),
     ]
 )
