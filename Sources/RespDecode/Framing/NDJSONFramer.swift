@@ -15,7 +15,7 @@
      id ............. a string, or a number echoed as its text
 
  The body is as it was on the wire: a Content-Encoding field is undone by the decoder chain (contentDecoded false).
- A record's offset is its line's first byte.
+ A record's offset is its line's first byte (after a UTF-8 BOM at the start of the input, which is skipped).
 
  Lines end with LF; a CR before it is dropped. Blank lines (only spaces, tabs, CR) are filler. The last line counts
  without a final LF too. A line that is not a valid record (not JSON, not an object, a missing or non-integer status,
@@ -110,6 +110,18 @@ public struct NDJSONFramer: RecordFramer {
 
     /// Frames one line, or skips part of an over-long one. Returns `false` when more input is needed.
     private mutating func step() -> Bool {
+        if bufferOffset == 0 && position == 0 && !buffer.isEmpty && buffer[0] == 0xEF {
+            // A UTF-8 BOM at the start of the input (Windows tools write one) is skipped, once all three bytes are in.
+            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+            let n = min(buffer.count, 3)
+            if buffer[0..<n].elementsEqual(bom[0..<n]) {
+                if n == 3 {
+                    position = 3
+                } else if !finished {
+                    return false
+                }
+            }
+        }
         let lineFeed = findLineFeed(from: position + scanned)
         if var skipping = overlong {
             let end = lineFeed.map { $0 + 1 } ?? buffer.count

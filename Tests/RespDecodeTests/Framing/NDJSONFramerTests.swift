@@ -189,6 +189,15 @@ struct NDJSONFramerTests {
         #expect(kinds(frame(#"{"status":200,"x":[[[1]]]}"#, limits: Limits(maxDepth: 4))) == ["record"])
     }
 
+    @Test func aByteOrderMarkAtTheStartIsSkipped() {
+        #expect(summaries("\u{FEFF}" + #"{"status":200}"# + "\n" + #"{"status":201}"#) == [
+            "@3 200 body=\"\" headers=[]", "@18 201 body=\"\" headers=[]",
+        ])
+        #expect(kinds(frame(#"{"status":200}"# + "\n\u{FEFF}" + #"{"status":201}"#)) == ["record", "malformedRecord"])
+        #expect(kinds(frame("\u{FEFF}")).isEmpty)
+        #expect(kinds(framedInEverySplit([0xEF, 0xBB]) { NDJSONFramer() }) == ["malformedRecord"])
+    }
+
     @Test func emptyInput() {
         #expect(frame("").isEmpty)
         #expect(frame("\n\n\r\n").isEmpty)
