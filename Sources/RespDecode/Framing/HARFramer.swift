@@ -38,13 +38,15 @@
    of the last entry read (or the start of the document, or of the unfinished entry).
  - A top-level object without `log` → one malformedRecord failure for the whole document; a `log` without `entries`
    → one malformedRecord failure covering it (HAR 1.2 requires both).
- Values other than entries are checked for balanced brackets and strings and plausible bytes only, not against the
- whole JSON grammar: a broken value that is not used does not lose the entries. Entries are checked in full.
+ Values other than entries are checked for balanced brackets, closed strings and JSON's bytes only, not against the
+ whole grammar: an unused value that is wrong in a way that keeps its extent clear (`[1 2]`, `01`) does not cost the
+ entries. Entries are parsed in full.
 
  Choices beyond HAR 1.2:
  - A UTF-8 BOM at the start is skipped; offsets still count it (a record's offset is its entry's `{` in the input).
  - Schema errors outside the entries (a numeric `version`, a bad `creator` or page date: har-validator's invalid-*
-   fixtures) are not this reader's business: entries decode without a warning, as in mitmproxy's importer.
+   fixtures) are not this reader's business: the document frames without a failure and its entries decode without a
+   warning (har-validator's own note: reject only when validating the schema).
  - Keys are compared after unescaping; a duplicated `log` or `entries` is read each time it appears.
  - An empty input, or white space only, gives no items.
  - Nesting in an entry counts from the entry (maxDepth); too deep is limitExceeded for that entry.
@@ -55,7 +57,8 @@ public struct HARFramer: RecordFramer {
     private let limits: Limits
     /// The largest entry kept for parsing, in bytes (see the file comment).
     let entryCap: Int
-    /// A key longer than this is neither `log` nor `entries`, however it is escaped (`\u0065` × 7 is 42 bytes).
+    /// A key longer than this is neither `log` nor `entries`, however it is escaped (`entries` with every letter as
+    /// `\uXXXX` is 44 bytes with its quotes).
     private static let keyCap = 64
 
     // Unconsumed input: `buffer[position...]`; `bufferOffset` is the input offset of `buffer[0]`. While a value is
