@@ -69,6 +69,23 @@ func framedInEverySplit<F: RecordFramer>(
     return whole
 }
 
+/// Checks what any item list must keep, whatever the input: offsets increase, a failure's bytes end before the next
+/// item begins and within the input, and excerpts respect the cap.
+func checkFramedContract(_ items: [FramedItem], inputCount: Int, limits: Limits, _ label: String) {
+    var previousEnd: Int64 = 0
+    for item in items {
+        #expect(item.offset >= previousEnd, "\(label): item at \(item.offset) overlaps the one before (ends \(previousEnd))")
+        switch item {
+        case .record(let record):
+            previousEnd = record.offset + 1
+        case .failure(let failure):
+            #expect(failure.bytes >= 0 && failure.offset + failure.bytes <= Int64(inputCount), "\(label): \(jsonFramedSummary(item))")
+            #expect(failure.excerpt.count <= limits.maxErrorBodyBytes, "\(label)")
+            previousEnd = failure.offset + max(failure.bytes, 1)
+        }
+    }
+}
+
 // MARK: - HAR documents for tests
 
 enum HARText {
@@ -435,6 +452,35 @@ struct HARFramerTests {
         let items = frame(HARText.document([deep, HARText.entry()]), limits: Limits(maxDepth: 5))
         #expect(items.map { describeKind($0) } == ["limitExceeded", "record"])
         #expect(records(frame(HARText.document([deep]), limits: Limits(maxDepth: 8))).count == 1)
+    }
+
+    /// Damaged documents (bytes changed, dropped, doubled, cut off) never break the framer's contract, in any split.
+    @Test func damagedDocumentsKeepTheContract() {
+        let entries = [
+            HARText.entry(), HARText.entry(headers: #"[["A","1"]]"#, content: #"{"size":3,"text":"AAEC","encoding":"base64"}"#),
+            HARText.entry(status: "0"), HARText.entry(method: "HEAD"), HARText.entry(),
+        ]
+        let original = HARText.bytes(HARText.document(entries))
+        let limits = Limits(maxErrorBodyBytes: 32)
+        var generator = SplitMix64(seed: 0xDA4A6E)
+        let specials = Array(#"{}[]",:\ "#.utf8) + [0x0A, 0xFF, 0xC3]
+        for round in 0..<150 {
+            var damaged = original
+            for _ in 0..<(Int(generator.next() % 3) + 1) {
+                let at = Int(generator.next() % UInt64(damaged.count))
+                switch generator.next() % 4 {
+                case 0: damaged[at] = specials[Int(generator.next() % UInt64(specials.count))]
+                case 1: damaged.remove(at: at)
+                case 2: damaged.insert(damaged[at], at: at)
+                default: damaged.removeLast(Int(generator.next() % UInt64(damaged.count / 2)))
+                }
+            }
+            let items = framedInEverySplit(damaged, byteByByte: round % 10 == 0, randomSplits: 3, maxPiece: 64) {
+                HARFramer(limits: limits)
+            }
+            checkFramedContract(items, inputCount: damaged.count, limits: limits, "round \(round)")
+            #expect(!items.isEmpty, "round \(round): damage must leave a trace")
+        }
     }
 
     /// Everything above in one document: whole, byte by byte and in random splits must agree.

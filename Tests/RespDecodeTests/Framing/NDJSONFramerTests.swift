@@ -203,6 +203,31 @@ struct NDJSONFramerTests {
         #expect(frame("\n\n\r\n").isEmpty)
     }
 
+    /// Damaged streams never break the framer's contract, in any split; a damaged line costs at most itself and the
+    /// lines it was joined with.
+    @Test func damagedStreamsKeepTheContract() {
+        let lines = (0..<12).map { #"{"status":200,"headers":[["A","\#($0)"]],"body":"line \#($0)","id":\#($0)}"# }
+        let original = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let limits = Limits(maxErrorBodyBytes: 32)
+        var generator = SplitMix64(seed: 0x5EED_2)
+        let specials = Array(#"{}[]",:\ "#.utf8) + [0x0A, 0x0D, 0xFF]
+        for round in 0..<150 {
+            var damaged = original
+            let at = Int(generator.next() % UInt64(damaged.count))
+            switch generator.next() % 3 {
+            case 0: damaged[at] = specials[Int(generator.next() % UInt64(specials.count))]
+            case 1: damaged.remove(at: at)
+            default: damaged.removeLast(Int(generator.next() % UInt64(damaged.count / 2)))
+            }
+            let items = framedInEverySplit(damaged, byteByByte: round % 10 == 0, randomSplits: 3, maxPiece: 64) {
+                NDJSONFramer(limits: limits)
+            }
+            checkFramedContract(items, inputCount: damaged.count, limits: limits, "round \(round)")
+            let lineCount = damaged.split(separator: 0x0A, omittingEmptySubsequences: true).count
+            #expect(items.count <= lineCount && items.count >= lineCount - 1, "round \(round)")
+        }
+    }
+
     /// Everything above in one stream: whole, byte by byte and in random splits must agree.
     @Test func anySplitGivesTheSameItems() {
         let text = [
