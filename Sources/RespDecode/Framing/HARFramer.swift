@@ -162,6 +162,9 @@ public struct HARFramer: RecordFramer {
     private var available: Int { buffer.count - position }
     private func offset(of index: Int) -> Int64 { bufferOffset + Int64(index) }
 
+    /// The memory the input buffer holds, for tests of the memory bound.
+    var bufferCapacity: Int { buffer.capacity }
+
     private mutating func compact() {
         guard position > 0 else { return }
         if position == buffer.count {

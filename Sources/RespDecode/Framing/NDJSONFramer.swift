@@ -84,6 +84,9 @@ public struct NDJSONFramer: RecordFramer {
 
     private var available: Int { buffer.count - position }
 
+    /// The memory the input buffer holds, for tests of the memory bound.
+    var bufferCapacity: Int { buffer.capacity }
+
     private mutating func compact() {
         guard position > 0 else { return }
         if position == buffer.count {

@@ -439,6 +439,37 @@ struct HARFramerTests {
         #expect(items.map { describeKind($0) } == ["limitExceeded", "record"])
     }
 
+    /// The input buffer holds one entry and a read, never the document, nor an entry over the cap.
+    @Test func memoryStaysWithinOneEntryAndARead() {
+        let piece = 64 * 1024
+        func largestBuffer(_ text: String, limits: Limits) -> (Int, [String]) {
+            var framer = HARFramer(limits: limits)
+            let bytes = HARText.bytes(text)
+            var largest = 0
+            var kinds: [String] = []
+            var start = 0
+            while start < bytes.count {
+                framer.append(Array(bytes[start..<min(bytes.count, start + piece)]))
+                while let item = framer.next() { kinds.append(describeKind(item)) }
+                largest = max(largest, framer.bufferCapacity)
+                start += piece
+            }
+            framer.finish()
+            while let item = framer.next() { kinds.append(describeKind(item)) }
+            return (largest, kinds)
+        }
+        // 40 MB of entries of 100 KB each.
+        let entry = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "b", count: 100_000) + #""}"#)
+        let (many, manyKinds) = largestBuffer(HARText.document(Array(repeating: entry, count: 400)), limits: Limits())
+        #expect(manyKinds == Array(repeating: "record", count: 400))
+        #expect(many < 4 * (entry.utf8.count + piece), "buffer grew to \(many) bytes")
+        // One entry of 20 MB over a cap of 3,000 bytes: scanned past, not kept.
+        let huge = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "c", count: 20_000_000) + #""}"#)
+        let (skipped, skippedKinds) = largestBuffer(HARText.document([huge, entry]), limits: Limits(maxHeaderBytes: 1000, maxBodyBytes: 1000))
+        #expect(skippedKinds == ["limitExceeded", "limitExceeded"])
+        #expect(skipped < 4 * (3000 + piece), "buffer grew to \(skipped) bytes")
+    }
+
     @Test func aBodyOverTheLimitWithinTheCap() {
         let limits = Limits(maxHeaderBytes: 1000, maxBodyBytes: 10)
         let entry = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":"0123456789a"}"#)

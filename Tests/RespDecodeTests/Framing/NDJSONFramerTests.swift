@@ -178,6 +178,28 @@ struct NDJSONFramerTests {
         #expect(kinds(items) == ["limitExceeded", "record"])
     }
 
+    /// The input buffer holds one line and a read, never a line over the cap.
+    @Test func memoryStaysWithinOneLineAndARead() {
+        let piece = 64 * 1024
+        let limits = Limits(maxHeaderBytes: 1000, maxBodyBytes: 1000)
+        let huge = #"{"status":200,"body":""# + String(repeating: "z", count: 20_000_000) + #""}"#
+        let bytes = Array((huge + "\n" + #"{"status":200}"# + "\n").utf8)
+        var framer = NDJSONFramer(limits: limits)
+        var largest = 0
+        var items: [FramedItem] = []
+        var start = 0
+        while start < bytes.count {
+            framer.append(Array(bytes[start..<min(bytes.count, start + piece)]))
+            while let item = framer.next() { items.append(item) }
+            largest = max(largest, framer.bufferCapacity)
+            start += piece
+        }
+        framer.finish()
+        while let item = framer.next() { items.append(item) }
+        #expect(kinds(items) == ["limitExceeded", "record"])
+        #expect(largest < 4 * (3000 + piece), "buffer grew to \(largest) bytes")
+    }
+
     @Test func limits() {
         #expect(kinds(frame(#"{"status":200,"body":"0123456789a"}"#, limits: Limits(maxHeaderBytes: 100, maxBodyBytes: 10))) == [
             "limitExceeded"
