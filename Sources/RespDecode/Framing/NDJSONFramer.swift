@@ -1,0 +1,356 @@
+/*
+ Frames ndjson input (SPEC §2 ndjson): one JSON object per line, for line-oriented engines (Spark RDD.pipe, Hadoop
+ Streaming, GNU parallel --pipe), which split their input at line ends.
+
+     {"status":200,"headers":[["Content-Type","application/json"]],"body":"{\"a\":1}","id":"r1"}
+
+ Fields (others are ignored; a field that is null counts as absent):
+
+     status ......... integer 100–999, required
+     headers ........ [[name, value], …], or [{"name": …, "value": …}, …], or {name: value, …} where a value may be
+                      an array of strings for a repeated field; fields keep their order
+     body ........... text, taken as its UTF-8 bytes
+     bodyBase64 ..... base64 (RFC 4648 §4, white space allowed); not together with body
+     url, method .... strings
+     id ............. a string, or a number echoed as its text
+
+ The body is as it was on the wire: a Content-Encoding field is undone by the decoder chain (contentDecoded false).
+ A record's offset is its line's first byte (after a UTF-8 BOM at the start of the input, which is skipped).
+
+ Lines end with LF; a CR before it is dropped. Blank lines (only spaces, tabs, CR) are filler. The last line counts
+ without a final LF too. A line that is not a valid record (not JSON, not an object, a missing or non-integer status,
+ a field of the wrong type, both bodies, bad base64, a body over maxBodyBytes) is one failure, with its id, url and
+ method when they could be read, and framing goes on with the next line. A line cut off by the end of the input
+ (no final LF, and its JSON ends too soon) is truncatedRecord. A line longer than 2 × maxBodyBytes + maxHeaderBytes
+ (a base64 body is 4/3 of its bytes, plus escapes and the other fields) is limitExceeded; it is skipped to its LF
+ without being kept.
+ */
+import Glibc
+
+/// Frames ndjson records, one per line. See the file comment for the rules.
+public struct NDJSONFramer: RecordFramer {
+    private let limits: Limits
+    /// The longest line kept for parsing, in bytes, not counting its line end.
+    let lineCap: Int
+
+    // Unparsed input: `buffer[position...]`; `bufferOffset` is the input offset of `buffer[0]`; the first `scanned`
+    // bytes after `position` hold no LF.
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var scanned = 0
+    private var bufferOffset: Int64 = 0
+    private var finished = false
+
+    /// While skipping a line over the cap: where it began and its first bytes.
+    private var overlong: (start: Int64, excerpt: [UInt8])?
+
+    private var outbox: [FramedItem] = []
+    private var outboxIndex = 0
+
+    /// Creates a framer.
+    /// - Parameter limits: `maxBodyBytes` and `maxHeaderBytes` (the line cap), `maxDepth` and `maxErrorBodyBytes`
+    ///   apply.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+        let (twice, overflow) = limits.maxBodyBytes.multipliedReportingOverflow(by: 2)
+        let (cap, overflow2) = twice.addingReportingOverflow(max(limits.maxHeaderBytes, 0))
+        self.lineCap = overflow || overflow2 ? Int.max : max(cap, 0)
+    }
+
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(!finished, "append after finish")
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func finish() { finished = true }
+
+    public mutating func next() -> FramedItem? {
+        while true {
+            if outboxIndex < outbox.count {
+                let item = outbox[outboxIndex]
+                outboxIndex += 1
+                if outboxIndex == outbox.count {
+                    outbox.removeAll(keepingCapacity: true)
+                    outboxIndex = 0
+                }
+                return item
+            }
+            guard step() else { return nil }
+        }
+    }
+
+    // MARK: - Buffer
+
+    private var available: Int { buffer.count - position }
+
+    /// The memory the input buffer holds, for tests of the memory bound.
+    var bufferCapacity: Int { buffer.capacity }
+
+    private mutating func compact() {
+        guard position > 0 else { return }
+        if position == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
+            buffer.removeSubrange(0..<position)
+        } else {
+            return
+        }
+        bufferOffset += Int64(position)
+        position = 0
+    }
+
+    /// Index of the first LF in `buffer[from..<buffer.count]`.
+    private func findLineFeed(from: Int) -> Int? {
+        guard from < buffer.count else { return nil }
+        return buffer.withUnsafeBufferPointer { all -> Int? in
+            guard let base = all.baseAddress, let hit = memchr(base + from, 0x0A, all.count - from) else { return nil }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    // MARK: - Lines
+
+    /// Frames one line, or skips part of an over-long one. Returns `false` when more input is needed.
+    private mutating func step() -> Bool {
+        if bufferOffset == 0 && position == 0 && !buffer.isEmpty && buffer[0] == 0xEF {
+            // A UTF-8 BOM at the start of the input (Windows tools write one) is skipped, once all three bytes are in.
+            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+            let n = min(buffer.count, 3)
+            if buffer[0..<n].elementsEqual(bom[0..<n]) {
+                if n == 3 {
+                    position = 3
+                } else if !finished {
+                    return false
+                }
+            }
+        }
+        let lineFeed = findLineFeed(from: position + scanned)
+        if var skipping = overlong {
+            let end = lineFeed.map { $0 + 1 } ?? buffer.count
+            let room = limits.maxErrorBodyBytes - skipping.excerpt.count
+            if room > 0 { skipping.excerpt.append(contentsOf: buffer[position..<position + min(room, end - position)]) }
+            position = end
+            scanned = 0
+            guard lineFeed != nil || finished else {
+                overlong = skipping
+                return false
+            }
+            overlong = nil
+            let bytes = bufferOffset + Int64(position) - skipping.start
+            outbox.append(
+                .failure(
+                    FramingFailure(
+                        offset: skipping.start,
+                        error: RecordError(
+                            .limitExceeded,
+                            "line longer than \(lineCap) bytes (2 × maxBodyBytes + maxHeaderBytes)"),
+                        excerpt: skipping.excerpt, bytes: bytes)))
+            return true
+        }
+        guard let lineFeed else {
+            if available > lineCap {
+                overlong = (bufferOffset + Int64(position), [])
+                return true
+            }
+            guard finished && available > 0 else {
+                scanned = available
+                return false
+            }
+            frameLine(end: buffer.count, terminated: false)
+            return true
+        }
+        if lineFeed - position > lineCap {
+            overlong = (bufferOffset + Int64(position), [])
+            return true
+        }
+        frameLine(end: lineFeed, terminated: true)
+        return true
+    }
+
+    /// Frames `buffer[position..<end]` (its LF, if any, at `end`) and consumes it.
+    private mutating func frameLine(end: Int, terminated: Bool) {
+        let start = position
+        let offset = bufferOffset + Int64(start)
+        let next = terminated ? end + 1 : end
+        position = next
+        scanned = 0
+        var contentEnd = end
+        if contentEnd > start && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+        var blank = true
+        for index in start..<contentEnd {
+            let c = buffer[index]
+            if c != 0x20 && c != 0x09 && c != 0x0D {
+                blank = false
+                break
+            }
+        }
+        if blank { return }
+        let item = buffer.withUnsafeBufferPointer { all in
+            NDJSONLine.item(
+                UnsafeBufferPointer(rebasing: all[start..<contentEnd]), raw: UnsafeBufferPointer(rebasing: all[start..<next]),
+                offset: offset, terminated: terminated, limits: limits)
+        }
+        outbox.append(item)
+    }
+}
+
+// MARK: - Records
+
+/// Turns one ndjson line into a record or a failure (see the file comment).
+enum NDJSONLine {
+    static func item(
+        _ line: UnsafeBufferPointer<UInt8>, raw: UnsafeBufferPointer<UInt8>, offset: Int64, terminated: Bool,
+        limits: Limits
+    ) -> FramedItem {
+        var id: String?
+        var url: String?
+        var method: String?
+        var status: Int?
+        var headers: HeaderFields?
+
+        func failure(_ code: RecordError.Code, _ message: String, location: Int64? = nil) -> FramedItem {
+            .failure(
+                FramingFailure(
+                    offset: offset, error: RecordError(code, message, location: location.map { .init(offset: $0) }),
+                    status: status, headers: headers, excerpt: Array(raw.prefix(max(limits.maxErrorBodyBytes, 0))),
+                    bytes: Int64(raw.count), url: url, method: method, id: id))
+        }
+
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line, maxDepth: limits.maxDepth)
+        } catch {
+            let location = offset + Int64(error.offset)
+            switch error.kind {
+            case .tooDeep: return failure(.limitExceeded, "\(error.message) (maxDepth)", location: location)
+            case .truncated where !terminated:
+                return failure(.truncatedRecord, "input ended inside the line: \(error.message)", location: location)
+            default: return failure(.malformedRecord, "line is not JSON: \(error.message)", location: location)
+            }
+        }
+        guard case .object(let members) = value else {
+            return failure(.malformedRecord, "line is \(value.typeName), expected an object")
+        }
+
+        // One pass over the members; a repeated one counts as its last.
+        var statusValue: JSONValue?
+        var headersValue: JSONValue?
+        var bodyValue: JSONValue?
+        var base64Value: JSONValue?
+        var problem: String?
+        for (key, member) in members {
+            switch key {
+            case "status": statusValue = member
+            case "headers": headersValue = member
+            case "body": bodyValue = member
+            case "bodyBase64": base64Value = member
+            case "id":
+                switch member {
+                case .string(let text): id = text
+                case .number(let text): id = text
+                case .null: id = nil
+                default: problem = problem ?? "'id' is \(member.typeName), expected a string or a number"
+                }
+            case "url":
+                switch member {
+                case .string(let text): url = text
+                case .null: url = nil
+                default: problem = problem ?? "'url' is \(member.typeName), expected a string"
+                }
+            case "method":
+                switch member {
+                case .string(let text): method = text
+                case .null: method = nil
+                default: problem = problem ?? "'method' is \(member.typeName), expected a string"
+                }
+            default: break
+            }
+        }
+        if let problem { return failure(.malformedRecord, problem) }
+
+        switch statusValue {
+        case nil, .null?:
+            return failure(.malformedRecord, "no 'status'")
+        case let value?:
+            guard let code = value.integerValue else {
+                let text = if case .number(let number) = value { number } else { value.typeName }
+                return failure(.malformedRecord, "'status' is \(text), expected an integer")
+            }
+            guard (100...999).contains(code) else {
+                return failure(.malformedRecord, "'status' \(code) is not an HTTP status code (100-999)")
+            }
+            status = code
+        }
+
+        var fields = HeaderFields()
+        switch headersValue {
+        case nil, .null?:
+            break
+        case .array(let items)?:
+            for (index, item) in items.enumerated() {
+                switch item {
+                case .array(let pair):
+                    guard pair.count == 2, let name = pair[0].stringValue, let value = pair[1].stringValue else {
+                        return failure(.malformedRecord, "headers[\(index)] is not a [name, value] pair of strings")
+                    }
+                    fields.append(name: name, value: value)
+                case .object:
+                    guard let name = item["name"]?.stringValue, let value = item["value"]?.stringValue else {
+                        return failure(.malformedRecord, "headers[\(index)] has no string 'name' and 'value'")
+                    }
+                    fields.append(name: name, value: value)
+                default:
+                    return failure(.malformedRecord, "headers[\(index)] is \(item.typeName), expected a [name, value] pair")
+                }
+            }
+        case .object(let named)?:
+            for (name, member) in named {
+                switch member {
+                case .string(let value):
+                    fields.append(name: name, value: value)
+                case .array(let values):
+                    for value in values {
+                        guard case .string(let text) = value else {
+                            return failure(.malformedRecord, "headers['\(name)'] holds \(value.typeName), expected strings")
+                        }
+                        fields.append(name: name, value: text)
+                    }
+                default:
+                    return failure(
+                        .malformedRecord, "headers['\(name)'] is \(member.typeName), expected a string or an array of strings")
+                }
+            }
+        case let other?:
+            return failure(.malformedRecord, "'headers' is \(other.typeName), expected an array or an object")
+        }
+        headers = fields
+
+        var body: [UInt8] = []
+        switch (bodyValue ?? .null, base64Value ?? .null) {
+        case (.null, .null):
+            break
+        case (.string(let text), .null):
+            guard text.utf8.count <= limits.maxBodyBytes else {
+                return failure(.limitExceeded, "body of \(text.utf8.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+            }
+            body = Array(text.utf8)
+        case (.null, .string(let text)):
+            guard let decoded = BaseDecoding.base64(text, ignoringWhitespace: true) else {
+                return failure(.malformedRecord, "'bodyBase64' is not valid base64")
+            }
+            body = decoded
+        case (.null, let other):
+            return failure(.malformedRecord, "'bodyBase64' is \(other.typeName), expected a string")
+        case (let other, .null):
+            return failure(.malformedRecord, "'body' is \(other.typeName), expected a string")
+        default:
+            return failure(.malformedRecord, "both 'body' and 'bodyBase64'")
+        }
+        if body.count > limits.maxBodyBytes {
+            return failure(.limitExceeded, "body of \(body.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+        }
+        return .record(
+            ResponseRecord(offset: offset, status: status ?? 0, headers: fields, body: body, url: url, method: method, id: id))
+    }
+}
