@@ -17,8 +17,10 @@
  Bombs. Every coding's output counts against one budget, `maxDecodedBodyBytes` (default 64 MiB): the moment the
  layers together would pass it, decoding stops with `limitExceeded`. No size a stream declares (gzip ISIZE, a zstd
  frame's content size) is trusted for an allocation: the output array starts at min(cap, 4 × input) and doubles, and
- never holds more than cap + 1 bytes, so a bomb costs at most about 1.5 × the cap while the array grows. More
- codings than `maxContentCodings` (default 4; `identity` does not count) is `limitExceeded` too.
+ never holds more than cap + 1 bytes. Measured on the 1 GB bombs of reference/reliability.md §1.3 at the default cap:
+ peak resident memory is the process's ~19 MB plus 64 MiB (gzip, gzip∘gzip), plus the 8 MiB zstd window, plus the
+ 16 MiB brotli window, each stopped in about 0.1-0.3 s. More codings than `maxContentCodings` (default 4; `identity`
+ does not count) is `limitExceeded` too.
 
  "Plainly not compressed". Servers declare a coding they did not apply (Firebase sends plain JSON with
  `Content-Encoding: gzip`; mitmproxy issue 8124). Such a body is used as it is, with a warning, only when both hold:
@@ -304,9 +306,10 @@ enum CodecResult {
 /// The output of one coding, written by its codec straight into the storage of a `[UInt8]`.
 ///
 /// The array starts at min(budget + 1, max(4 × input, 4 KiB)) and doubles; once doubling would pass half the ceiling
-/// (budget + 1 bytes), it jumps to the ceiling. Growing copies into a new array, so while it does both are alive: at
-/// most half the ceiling plus the ceiling, about 1.5 × the budget. The spare byte above the budget tells a stream
-/// that ends exactly at the budget from one that goes on.
+/// (budget + 1 bytes), it jumps to the ceiling. Growing copies into a new array and frees the old one at once; only
+/// written pages are resident, so memory in use peaks at about the budget (twice at most half of it while copying),
+/// and address space at 1.5 × (the old array beside the new one's capacity). The spare byte above the budget tells a
+/// stream that ends exactly at the budget from one that goes on.
 struct BoundedOutput {
     private var bytes: [UInt8] = []
     /// Most bytes the coding may produce.
@@ -344,7 +347,9 @@ struct BoundedOutput {
             guard bytes.count < ceiling else { return .tooLarge }
             let capacity = nextCapacity
             nextCapacity = capacity > ceiling / 4 ? ceiling : capacity * 2
-            let old = bytes
+            // The old storage's only reference, released as soon as it is copied: pages of the new array that
+            // are not written yet are not resident, so the peak is twice the old bytes, not old plus new capacity.
+            var old = take()
             bytes = [UInt8](unsafeUninitializedCapacity: capacity) { storage, initialized in
                 // Exactly the capacity asked for, whatever the allocator rounded it up to.
                 let buffer = UnsafeMutableBufferPointer(rebasing: storage.prefix(capacity))
@@ -352,6 +357,7 @@ struct BoundedOutput {
                     if let source = old.baseAddress { buffer.baseAddress!.initialize(from: source, count: old.count) }
                 }
                 initialized = old.count
+                old = []
                 while result == nil && initialized < buffer.count {
                     let (written, stepResult) = step(UnsafeMutableBufferPointer(rebasing: buffer[initialized...]))
                     initialized += written
