@@ -1,6 +1,7 @@
 import CBrotliEncoder
 import CZlib
 import CZstd
+import Foundation
 import Testing
 
 @testable import RespDecode
@@ -559,5 +560,99 @@ struct ContentDecodingTests {
         let bomb = Compressor.brotli(.repeating(0, count: Self.gigabyte), quality: 11, lgwin: 24)
         #expect(bomb.count < 1_000)
         try Self.expectBombStops(bomb, ["br"], "br q11")
+    }
+}
+
+/// The compound decoder's use of ContentDecoding: what a result line says about a coded body.
+@Suite("Content decoding in result lines")
+struct ContentDecodingLineTests {
+    static func line(
+        _ body: [UInt8], encoding: String?, status: Int = 200, contentDecoded: Bool = false,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws -> [String: Any] {
+        var fields = [("Content-Type", "application/json")]
+        if let encoding { fields.append(("Content-Encoding", encoding)) }
+        let record = ResponseRecord(
+            offset: 0, status: status, headers: HeaderFields(fields), body: body, contentDecoded: contentDecoded)
+        var configuration = Configuration()
+        configure(&configuration)
+        let out = OutputBuffer()
+        CompoundDecoder(configuration: configuration).writeLine(
+            for: .record(record), source: .init(seq: 0, offset: 0, input: nil), into: out)
+        let text = String(decoding: out.array, as: UTF8.self)
+        // decodedBytes comes right after bodyBytes, when present.
+        if text.contains("\"decodedBytes\"") {
+            #expect(text.contains(#""bodyBytes":\#(body.count),"decodedBytes":"#), "\(text)")
+        }
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    static let json = Array(#"{"a":[1,2,3],"b":"hello"}"#.utf8)
+
+    @Test func aCodedBodyIsDecodedByTheChain() throws {
+        let gzip = Compressor.deflate(Self.json, format: .gzip)
+        let line = try Self.line(gzip, encoding: "gzip")
+        #expect(line["ok"] as? Bool == true)
+        #expect(line["decoder"] as? String == "json")
+        #expect(line["contentEncoding"] as? [String] == ["gzip"])
+        #expect(line["bodyBytes"] as? Int == gzip.count)
+        #expect(line["decodedBytes"] as? Int == Self.json.count)
+        #expect((line["value"] as? [String: Any])?["b"] as? String == "hello")
+        #expect(line["warnings"] == nil)
+
+        let stacked = Compressor.brotli(Compressor.deflate(Self.json, format: .gzip))
+        let two = try Self.line(stacked, encoding: "gzip, BR")
+        #expect(two["contentEncoding"] as? [String] == ["gzip", "br"])
+        #expect(two["decodedBytes"] as? Int == Self.json.count)
+        #expect(two["ok"] as? Bool == true)
+    }
+
+    @Test func aPlainBodyIsDecodedWithAWarningAndNoDecodedBytes() throws {
+        let line = try Self.line(Self.json, encoding: "gzip")
+        #expect(line["ok"] as? Bool == true)
+        #expect(line["decodedBytes"] == nil)
+        let warnings = try #require(line["warnings"] as? [String])
+        #expect(warnings.count == 1 && warnings[0].contains("plainly not gzip"), "\(warnings)")
+    }
+
+    @Test func identityAndHARBodiesAreLeftAlone() throws {
+        for encoding in ["identity", "identity, identity"] {
+            let line = try Self.line(Self.json, encoding: encoding)
+            #expect(line["ok"] as? Bool == true && line["decodedBytes"] == nil && line["warnings"] == nil)
+        }
+        // A HAR body is already decoded: its Content-Encoding only says how it travelled.
+        let har = try Self.line(Self.json, encoding: "br", contentDecoded: true)
+        #expect(har["ok"] as? Bool == true && har["decodedBytes"] == nil && har["warnings"] == nil)
+        #expect(har["contentEncoding"] as? [String] == ["br"])
+    }
+
+    @Test func aFailureKeepsTheEncodedBytesAndTheStatusError() throws {
+        var broken = Compressor.deflate(Self.json, format: .gzip)
+        broken[broken.count - 8] ^= 0xFF
+        let line = try Self.line(broken, encoding: "gzip", status: 500)
+        #expect(line["ok"] as? Bool == false)
+        #expect(line["decoder"] as? String == "none")
+        #expect(line["decodedBytes"] == nil)
+        let error = try #require(line["error"] as? [String: Any])
+        #expect(error["code"] as? String == "contentDecodingFailed")
+        #expect((error["underlying"] as? [String: Any])?["code"] as? String == "unacceptableStatusCode")
+        let body = try #require(line["body"] as? [String: Any])
+        #expect(body["bytes"] as? Int == broken.count)
+        #expect(Data(base64Encoded: body["base64"] as? String ?? "") == Data(broken))
+
+        // The decoded-size cap from the configuration.
+        let gzip = Compressor.deflate(Self.json, format: .gzip)
+        let capped = try Self.line(gzip, encoding: "gzip") { $0.limits.maxDecodedBodyBytes = 10 }
+        #expect((capped["error"] as? [String: Any])?["code"] as? String == "limitExceeded")
+        #expect(capped["decoder"] as? String == "none")
+    }
+
+    @Test func aDecodedBodyThatFailsToParseShowsTheDecodedBytes() throws {
+        let text = Array("not json".utf8)
+        let line = try Self.line(Compressor.zstd(text), encoding: "zstd")
+        #expect((line["error"] as? [String: Any])?["code"] as? String == "invalidJSON")
+        #expect(line["decodedBytes"] as? Int == text.count)
+        let body = try #require(line["body"] as? [String: Any])
+        #expect(Data(base64Encoded: body["base64"] as? String ?? "") == Data(text))
     }
 }
