@@ -19,7 +19,7 @@
  frame's content size) is trusted for an allocation: the output array starts at min(cap, 4 × input) and doubles, and
  never holds more than cap + 1 bytes. Measured on the 1 GB bombs of reference/reliability.md §1.3 at the default cap:
  peak resident memory is the process's ~19 MB plus 64 MiB (gzip, gzip∘gzip), plus the 8 MiB zstd window, plus the
- 16 MiB brotli window, each stopped in about 0.1-0.3 s. More codings than `maxContentCodings` (default 4; `identity`
+ 16 MiB brotli window, each stopped within 0.2 s (release build). More codings than `maxContentCodings` (default 4; `identity`
  does not count) is `limitExceeded` too.
 
  "Plainly not compressed". Servers declare a coding they did not apply (Firebase sends plain JSON with
