@@ -19,8 +19,8 @@
  frame's content size) is trusted for an allocation: the output array starts at min(cap, 4 × input) and doubles, and
  never holds more than cap + 1 bytes. Measured on the 1 GB bombs of reference/reliability.md §1.3 at the default cap:
  peak resident memory is the process's ~19 MB plus 64 MiB (gzip, gzip∘gzip), plus the 8 MiB zstd window, plus the
- 16 MiB brotli window, each stopped within 0.2 s (release build). More codings than `maxContentCodings` (default 4; `identity`
- does not count) is `limitExceeded` too.
+ 16 MiB brotli window, each stopped within 0.2 s (release build). More codings than `maxContentCodings` (default 4;
+ `identity` does not count) is `limitExceeded` too.
 
  "Plainly not compressed". Servers declare a coding they did not apply (Firebase sends plain JSON with
  `Content-Encoding: gzip`; mitmproxy issue 8124). Such a body is used as it is, with a warning, only when both hold:
@@ -107,9 +107,9 @@ public enum ContentDecoding {
                 current = bytes
                 outcome.codingsUndone += 1
             case .absent:
-                outcome.warnings.append("Content-Encoding '\(coding)' is declared but the "
-                    + (place.isBody ? "body" : "output of the coding listed after it") + " is plainly not \(coding) data "
-                    + "(it begins like uncompressed content): used as it is")
+                let what = place.isBody ? "body" : "output of the coding listed after it"
+                outcome.warnings.append("Content-Encoding '\(coding)' is declared but the \(what) is plainly not "
+                    + "\(coding) data (it begins like uncompressed content): used as it is")
             }
         }
         outcome.body = current ?? Array(body)

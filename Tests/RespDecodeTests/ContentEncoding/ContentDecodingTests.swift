@@ -139,8 +139,9 @@ enum Compressor {
                     buffer.withUnsafeMutableBufferPointer { out in
                         var availableOut = out.count
                         var nextOut = out.baseAddress
-                        _ = BrotliEncoderCompressStream(state, last ? BROTLI_OPERATION_FINISH : BROTLI_OPERATION_PROCESS,
-                            &availableIn, &nextIn, &availableOut, &nextOut, nil)
+                        let operation = last ? BROTLI_OPERATION_FINISH : BROTLI_OPERATION_PROCESS
+                        _ = BrotliEncoderCompressStream(state, operation, &availableIn, &nextIn, &availableOut,
+                            &nextOut, nil)
                         result += out.prefix(out.count - availableOut)
                     }
                 } while availableIn > 0 || BrotliEncoderHasMoreOutput(state) == BROTLI_TRUE
@@ -170,7 +171,8 @@ func undoError(_ body: [UInt8], _ codings: [String], limits: Limits = Limits()) 
 struct ContentDecodingTests {
     /// About 300 KB of JSON text.
     static let json: [UInt8] = Array(("[" + (0..<4000).map {
-        "{\"id\":\($0),\"name\":\"item \($0)\",\"price\":\(Double($0) * 1.25),\"tags\":[\"a\",\"b\"],\"ok\":\($0 % 3 == 0)}"
+        "{\"id\":\($0),\"name\":\"item \($0)\",\"price\":\(Double($0) * 1.25),\"tags\":[\"a\",\"b\"],"
+            + "\"ok\":\($0 % 3 == 0)}"
     }.joined(separator: ",") + "]").utf8)
 
     /// 200 KB that do not compress.
@@ -296,8 +298,8 @@ struct ContentDecodingTests {
                 let outcome = try undo(body + tail, codings).get()
                 #expect(outcome.body == json, "\(name)")
                 #expect(outcome.codingsUndone == 1, "\(name)")
-                #expect(outcome.warnings == ["\(tail.count) bytes after the end of the \(codings[0]) data were ignored"],
-                    "\(name) + \(tail): \(outcome.warnings)")
+                let warning = "\(tail.count) bytes after the end of the \(codings[0]) data were ignored"
+                #expect(outcome.warnings == [warning], "\(name) + \(tail): \(outcome.warnings)")
             }
         }
     }
@@ -369,8 +371,8 @@ struct ContentDecodingTests {
                 let key = String((0..<Int.random(in: 1...8, using: &generator)).map { _ in
                     Character(Unicode.Scalar(UInt8.random(in: 97...122, using: &generator)))
                 })
-                return "\"\(key)\(k)\":" + (Bool.random(using: &generator) ? "\(Int.random(in: 0...99999, using: &generator))"
-                    : "\"v \(i)\"")
+                let number = Int.random(in: 0...99999, using: &generator)
+                return "\"\(key)\(k)\":" + (Bool.random(using: &generator) ? "\(number)" : "\"v \(i)\"")
             }
             let text = Bool.random(using: &generator) ? "{" + fields.joined(separator: ",") + "}"
                 : "[" + fields.map { String($0.split(separator: ":", maxSplits: 1)[1]) }.joined(separator: ",") + "]"
@@ -393,7 +395,8 @@ struct ContentDecodingTests {
 
     @Test func binaryThatIsNotInItsCodingIsAnError() throws {
         var generator = SplitMix64(seed: 3)
-        let garbage: [UInt8] = [0xFF, 0xFE, 0x00, 0x01] + (0..<400).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let garbage: [UInt8] = [0xFF, 0xFE, 0x00, 0x01]
+            + (0..<400).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for coding in ["gzip", "deflate", "br", "zstd"] {
             let error = try #require(undoError(garbage, [coding]), "\(coding)")
             #expect(error.code == .contentDecodingFailed, "\(coding)")
