@@ -82,6 +82,14 @@ struct RespDecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
     var maxBodyBytes = "64MiB"
 
+    @Option(help: ArgumentHelp("Largest body after Content-Encoding is undone (every coding's output counts).",
+        valueName: "size"))
+    var maxDecodedBodyBytes = "64MiB"
+
+    @Option(help: ArgumentHelp("Most content codings a Content-Encoding list may stack (identity does not count).",
+        valueName: "n"))
+    var maxContentCodings = 4
+
     @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
         valueName: "n"))
     var maxDepth = 512
@@ -168,6 +176,11 @@ struct RespDecodeCommand: ParsableCommand {
         configuration.limits.maxHeaderBytes = try size(maxHeaderBytes, "--max-header-bytes")
         configuration.limits.maxBodyBytes = try size(maxBodyBytes, "--max-body-bytes")
         configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
+        configuration.limits.maxDecodedBodyBytes = try size(maxDecodedBodyBytes, "--max-decoded-body-bytes")
+        guard maxContentCodings >= 0 && maxContentCodings <= 100 else {
+            throw ValidationError("--max-content-codings must be from 0 to 100")
+        }
+        configuration.limits.maxContentCodings = maxContentCodings
         guard maxDepth > 0 && maxDepth <= 1_000_000 else { throw ValidationError("--max-depth must be from 1 to 1000000") }
         configuration.limits.maxDepth = maxDepth
         guard maxPlistObjects > 0 && maxPlistObjects <= 1 << 40 else {

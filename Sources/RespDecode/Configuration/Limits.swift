@@ -10,6 +10,9 @@ public struct Limits: Sendable, Hashable {
     /// Largest body after Content-Encoding is undone (every layer counts against it while decoding): stops
     /// decompression bombs within this much memory. Default: 67,108,864 (64 MiB).
     public var maxDecodedBodyBytes: Int
+    /// Most content codings a Content-Encoding list may stack (`gzip, br` is two; `identity` does not count): each
+    /// one is a pass over the body. Default: 4.
+    public var maxContentCodings: Int
     /// Deepest nesting of arrays and objects (JSON), elements (XML) or containers (plist). Default: 512.
     public var maxDepth: Int
     /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes). Default: 4,096.
@@ -42,6 +45,7 @@ public struct Limits: Sendable, Hashable {
         maxHeaderBytes: Int = 64 * 1024,
         maxBodyBytes: Int = 64 * 1024 * 1024,
         maxDecodedBodyBytes: Int = 64 * 1024 * 1024,
+        maxContentCodings: Int = 4,
         maxDepth: Int = 512,
         maxErrorBodyBytes: Int = 4096,
         maxPlistObjects: Int = 1_000_000,
@@ -55,6 +59,7 @@ public struct Limits: Sendable, Hashable {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.maxDecodedBodyBytes = maxDecodedBodyBytes
+        self.maxContentCodings = maxContentCodings
         self.maxDepth = maxDepth
         self.maxErrorBodyBytes = maxErrorBodyBytes
         self.maxPlistObjects = maxPlistObjects

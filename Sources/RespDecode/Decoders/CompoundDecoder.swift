@@ -58,13 +58,8 @@ public struct CompoundDecoder: Sendable {
 
         let statusError =
             configuration.acceptableStatusCodes.contains(record.status) ? nil : Validation.statusError(record.status)
-        let ok = record.body.withUnsafeBufferPointer { body -> Bool in
-            // Content-coding is not undone yet (SPEC §3.1 comes with the WARC/HAR work); an empty body has none to undo.
-            if !body.isEmpty, let coding = codings.first(where: { $0 != "identity" }) {
-                let error = RecordError(
-                    .contentDecodingFailed, "Content-Encoding '\(coding)' cannot be undone by this build")
-                return fail(line, decoder: "none", error.chained(over: statusError), body: body)
-            }
+        // The chain, on the body with its content codings undone.
+        func decodeBody(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
             if let entry = configuration.chain.first(where: { $0.accepts(mimeType) }) {
                 return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
                     statusError: statusError, line: line, warnings: &warnings)
@@ -77,6 +72,24 @@ public struct CompoundDecoder: Sendable {
             if let statusError { return fail(line, decoder: raw.name, statusError, body: body) }
             return decode(body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
                 warnings: &warnings)
+        }
+        let ok = record.body.withUnsafeBufferPointer { framed -> Bool in
+            // Content-Encoding is undone first (SPEC §3.1); a HAR body is already decoded, an empty one has nothing
+            // to undo. Everything after this sees the decoded body; a failure keeps the bytes as framed in `body`.
+            var decoded: [UInt8]?
+            if !framed.isEmpty && !record.contentDecoded && codings.contains(where: { $0 != "identity" }) {
+                do throws(RecordError) {
+                    let outcome = try ContentDecoding.decode(framed, codings: codings, limits: configuration.limits)
+                    warnings += outcome.warnings
+                    if outcome.codingsUndone > 0 {
+                        line.integer("decodedBytes", outcome.body.count)
+                        decoded = outcome.body
+                    }
+                } catch {
+                    return fail(line, decoder: "none", error.chained(over: statusError), body: framed)
+                }
+            }
+            return decoded?.withUnsafeBufferPointer(decodeBody) ?? decodeBody(framed)
         }
         if let trailers = record.trailers { line.fields("trailers", trailers) }
         if !warnings.isEmpty { line.stringArray("warnings", warnings) }
