@@ -187,6 +187,9 @@ public struct WARCFramer: RecordFramer {
     // MARK: - Buffer
 
     private var available: Int { buffer.count - position }
+
+    /// Bytes held in the (inflated) input buffer: what tests watch to see that a block is skipped, not buffered.
+    var bufferedByteCount: Int { buffer.count }
     private var currentOffset: Int64 { bufferOffset + Int64(position) }
 
     private mutating func compact() {
