@@ -1,0 +1,788 @@
+/*
+ Frames WARC files (WARC/1.0 and 1.1; 0.17 and 0.18 are read as warcio reads them): plain, gzip per record
+ (`.warc.gz`, WARC 1.1 annex D) or gzip as a whole, read as a stream (SPEC §2 warc).
+
+ A record is a version line, header fields, an empty line, a block of exactly `Content-Length` bytes, then CRLF CRLF:
+
+     WARC/1.1␍␊WARC-Type: response␍␊…␍␊Content-Length: 75␍␊␍␊
+     HTTP/1.1 200 OK␍␊Content-Type: application/json␍␊Content-Length: 13␍␊␍␊{"foo":"bar"}   (75 bytes)
+     ␍␊␍␊
+
+ Records of the chosen types (`response` and `resource` by default) become responses (WARCHTTPBlock.swift says how);
+ others are counted in `skippedRecords` and give nothing. A record that cannot be framed is always a failure item,
+ whatever its type:
+
+     Content-Length missing, invalid, negative or overflowing ... malformedRecord, then the next line that starts with
+                                                                  `WARC/`
+     header section over maxHeaderBytes ......................... limitExceeded, then the next `WARC/` line
+     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered
+     block not followed by CRLF CRLF ............................ malformedRecord (the Content-Length is wrong), then
+                                                                  the next `WARC/` line after the header: a length
+                                                                  too long must not swallow the records it overlaps
+     input ends inside a record ................................. truncatedRecord (then the same search, so records
+                                                                  inside a block whose length overshoots are kept)
+
+ Bare LF line ends are accepted in the header and after the block; blank lines between records are filler.
+
+ Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (Support/GzipMembers.swift).
+ A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
+ one record (gzip as a whole, which warcio refuses) is read all the same; a record that does not start its member
+ gets its offset in the decompressed stream, and a warning saying so. A corrupt member is one malformedRecord item
+ naming the member and zlib's message, and reading resumes at the next member header, so one bad member costs the
+ record it holds. A record that ends where the inflated data ends, inside a member not finished yet, is held until
+ zlib has checked that member: if the member turns out corrupt or cut short, the record becomes that failure (a
+ `.warc.gz` cut anywhere gives an error item, never a silent end).
+
+ Memory: the framer holds the record being framed (bounded by the limits) and unparsed input; compressed input is
+ inflated only as the framer asks for it. A framer holds a reference to its gzip state: do not copy one mid-stream.
+ */
+import Glibc
+
+/// Frames WARC records. See the file comment for the rules.
+public struct WARCFramer: RecordFramer {
+    /// The record types that give responses unless told otherwise.
+    public static let defaultTypes: Set<String> = ["response", "resource"]
+
+    private let limits: Limits
+    /// Lower-cased; `nil`: every type.
+    private let types: Set<String>?
+    private let verifyDigests: Bool
+
+    /// Records read and not yielded, by (lower-cased) WARC-Type.
+    public private(set) var skippedRecords: [String: Int] = [:]
+
+    private enum Mode { case undecided, plain, gzip }
+    private var mode = Mode.undecided
+    private var inflater: GzipMembers?
+    private var scratch: [UInt8] = []
+
+    // Unparsed input (inflated, for gzip): `buffer[position...]`; `bufferOffset` is the stream offset of `buffer[0]`.
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var bufferOffset: Int64 = 0
+    private var inputFinished = false
+    /// No more bytes will come into `buffer`.
+    private var dataEnded = false
+
+    private var state = State.start
+    private var outbox: [FramedItem] = []
+    private var outboxIndex = 0
+
+    /// The record being framed.
+    private var current: Current?
+    /// Bytes past `position` already searched for the end of the header section.
+    private var scanned = 0
+    /// While skipping or resynchronising: the failure the skipped bytes belong to, and its stream offset.
+    private var failure: FramingFailure?
+    private var failureStart: Int64 = 0
+
+    // gzip: where members start in the inflated stream; whether one is being inflated; a finished item that waits for
+    // its member's end; the member the input ended in.
+    private var boundaries: [(start: Int64, member: Int64)] = []
+    private var memberOpen = false
+    private var held: Held?
+    private var truncatedMember: Int64?
+    /// Stream offset where the last item ended: a record starts its member only if the member starts after this.
+    private var lastItemEnd: Int64 = 0
+
+    private enum State {
+        case start
+        case header
+        /// The whole record (header, block, the CRLF CRLF after it) is awaited at `position`.
+        case block(headerLength: Int, blockLength: Int)
+        /// The block is skipped as it arrives (over the limit, or of a type not chosen); the header is consumed.
+        case skip(remaining: Int)
+        /// After a skipped block: the CRLF CRLF.
+        case trailer
+        /// Skipping to the next line that starts with `WARC/` (with `checkHere`, one may start at `position`).
+        case resync(checkHere: Bool)
+    }
+
+    private struct Current {
+        /// Stream offset of the version line.
+        var start: Int64
+        /// The offset reported: `start`, or the compressed offset of the gzip member it starts.
+        var offset: Int64
+        var warnings: [String]
+        var header: WARCHeader?
+        /// The header's bytes, up to the error-body cap, once they are consumed.
+        var headExcerpt: [UInt8] = []
+        var selected = false
+    }
+
+    /// A finished item waiting for the end of its gzip member.
+    private enum Held {
+        case item(FramedItem, bytes: Int64)
+        case skip(type: String, failure: FramingFailure)
+    }
+
+    /// Creates a framer.
+    /// - Parameters:
+    ///   - limits: `maxHeaderBytes`, `maxBodyBytes` and `maxErrorBodyBytes` apply.
+    ///   - types: the WARC-Types that give responses (case-insensitive); `nil` for every type.
+    ///   - verifyDigests: check `WARC-Payload-Digest` (libcrypto); `false` does no digest work at all.
+    public init(limits: Limits = Limits(), types: Set<String>? = WARCFramer.defaultTypes, verifyDigests: Bool = true) {
+        self.limits = limits
+        self.types = types.map { Set($0.map { $0.lowercased() }) }
+        self.verifyDigests = verifyDigests
+    }
+
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(!inputFinished, "append after finish")
+        if mode == .gzip {
+            inflater?.append(bytes)
+        } else {
+            compact()
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    public mutating func finish() {
+        inputFinished = true
+        switch mode {
+        case .gzip: inflater?.finish()
+        case .plain: dataEnded = true
+        case .undecided: break
+        }
+    }
+
+    public mutating func next() -> FramedItem? {
+        while true {
+            if outboxIndex < outbox.count {
+                let item = outbox[outboxIndex]
+                outboxIndex += 1
+                if outboxIndex == outbox.count {
+                    outbox.removeAll(keepingCapacity: true)
+                    outboxIndex = 0
+                }
+                return item
+            }
+            if mode == .undecided {
+                guard decideMode() else { return nil }
+                continue
+            }
+            if step() { continue }
+            if pump() { continue }
+            return nil
+        }
+    }
+
+    /// Plain or gzip, from the first two bytes (fewer at the end of input: plain).
+    private mutating func decideMode() -> Bool {
+        guard buffer.count >= 2 || inputFinished else { return false }
+        if buffer.count >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B {
+            mode = .gzip
+            let members = GzipMembers()
+            buffer.withUnsafeBufferPointer { members.append($0) }
+            if inputFinished { members.finish() }
+            inflater = members
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            mode = .plain
+            dataEnded = inputFinished
+        }
+        return true
+    }
+
+    // MARK: - Buffer
+
+    private var available: Int { buffer.count - position }
+
+    /// Bytes held in the (inflated) input buffer: what tests watch to see that a block is skipped, not buffered.
+    var bufferedByteCount: Int { buffer.count }
+    private var currentOffset: Int64 { bufferOffset + Int64(position) }
+
+    private mutating func compact() {
+        guard position > 0 else { return }
+        if position == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
+            buffer.removeSubrange(0..<position)
+        } else {
+            return
+        }
+        bufferOffset += Int64(position)
+        position = 0
+    }
+
+    private mutating func consume(_ n: Int) { position += n }
+
+    private func starts(with prefix: StaticString, at index: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard buffer.count - index >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where buffer[index + k] != p[k] { return false }
+        return true
+    }
+
+    /// Whether the bytes from `index` to the end are a proper prefix of `prefix` (more input could complete it).
+    private func isPrefix(of prefix: StaticString, at index: Int) -> Bool {
+        let n = buffer.count - index
+        guard n < prefix.utf8CodeUnitCount else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where buffer[index + k] != p[k] { return false }
+        return true
+    }
+
+    /// Index of the first `byte` in `buffer[from...]`.
+    private func find(_ byte: UInt8, from: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { WARCBlock.find(byte, in: $0, from: from, to: $0.count) }
+    }
+
+    /// A location in the input, for error messages: only where the stream is the input (plain files).
+    private func location(_ offset: Int64) -> RecordError.Location? {
+        mode == .plain ? RecordError.Location(offset: offset) : nil
+    }
+
+    /// `message`, naming the gzip member the input ended in, if it did.
+    private func endMessage(_ message: String) -> String {
+        guard let member = truncatedMember else { return message }
+        return message + " (the input ends inside the gzip member at \(member))"
+    }
+
+    // MARK: - Steps
+
+    /// Advances the state machine once. Returns `false` when nothing can be done without more data.
+    private mutating func step() -> Bool {
+        switch state {
+        case .start: return stepStart()
+        case .header: return stepHeader()
+        case .block(let headerLength, let blockLength): return stepBlock(headerLength: headerLength, blockLength: blockLength)
+        case .skip(let remaining): return stepSkip(remaining)
+        case .trailer: return stepTrailer()
+        case .resync(let checkHere): return stepResync(checkHere: checkHere)
+        }
+    }
+
+    private mutating func stepStart() -> Bool {
+        while position < buffer.count && (buffer[position] == 0x0D || buffer[position] == 0x0A) { position += 1 }
+        guard available > 0 else { return false }
+        if starts(with: "WARC/", at: position) {
+            let start = currentOffset
+            let (offset, warning) = reportedOffset(at: start)
+            current = Current(start: start, offset: offset, warnings: warning.map { [$0] } ?? [])
+            scanned = 0
+            state = .header
+            return true
+        }
+        if isPrefix(of: "WARC/", at: position) {
+            guard dataEnded else { return false }
+            beginFailure(RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
+            state = .resync(checkHere: false)
+            return true
+        }
+        let message: String
+        if starts(with: "filedesc://", at: position) {
+            message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
+        } else {
+            message = "expected a version line starting with 'WARC/', found \(quotedMismatch())"
+        }
+        beginFailure(RecordError(.malformedRecord, message, location: location(currentOffset)), at: currentOffset)
+        state = .resync(checkHere: false)
+        return true
+    }
+
+    private mutating func stepHeader() -> Bool {
+        let found = findHeaderEnd()
+        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes) {
+            beginFailure(
+                fromCurrent(.limitExceeded, "WARC header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
+            state = .resync(checkHere: false)
+            return true
+        }
+        guard let end = found else {
+            guard dataEnded else { return false }
+            beginFailure(fromCurrent(.truncatedRecord, endMessage("input ended inside the WARC header")))
+            state = .resync(checkHere: false)
+            return true
+        }
+        let parsed = buffer.withUnsafeBufferPointer { WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<end])) }
+        let header: WARCHeader
+        switch parsed {
+        case .failure(let problem):
+            beginFailure(
+                fromCurrent(
+                    .malformedRecord, "WARC header: \(problem.message)", at: currentOffset + Int64(problem.offset)))
+            state = .resync(checkHere: false)
+            return true
+        case .success(let value):
+            header = value
+        }
+        current?.header = header
+        let headerLength = end - position
+        let blockLength: Int
+        switch header.contentLength {
+        case .failure(let problem):
+            // The block cannot be found: the failure runs to the next version line after the header.
+            beginFailure(fromCurrent(problem.code, problem.message, at: currentOffset))
+            skipIntoFailure(headerLength)
+            state = .resync(checkHere: true)
+            return true
+        case .success(let length):
+            blockLength = length
+        }
+        let type = header.type.map { $0.lowercased() }
+        current?.selected = type.map { types?.contains($0) ?? true } ?? true
+        let cap = limits.maxBodyBytes.addingReportingOverflow(limits.maxHeaderBytes)
+        if !cap.overflow && blockLength > cap.partialValue {
+            let headExcerpt = excerpt(from: position, count: headerLength)
+            current?.headExcerpt = headExcerpt
+            if current?.selected == true {
+                beginFailure(
+                    fromCurrent(
+                        .limitExceeded,
+                        "block of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
+                    ))
+                skipIntoFailure(headerLength)
+            } else {
+                consume(headerLength)
+            }
+            state = .skip(remaining: blockLength)
+            return true
+        }
+        state = .block(headerLength: headerLength, blockLength: blockLength)
+        return true
+    }
+
+    private mutating func stepBlock(headerLength: Int, blockLength: Int) -> Bool {
+        let blockStart = position + headerLength
+        let blockEnd = blockStart + blockLength
+        pruneBoundaries(upTo: bufferOffset + Int64(blockEnd))
+        guard blockEnd <= buffer.count else {
+            guard dataEnded else { return false }
+            let missing = blockEnd - buffer.count
+            beginFailure(
+                fromCurrent(
+                    .truncatedRecord,
+                    endMessage("input ended \(missing) bytes before the end of the block (Content-Length \(blockLength))")))
+            skipIntoFailure(headerLength)
+            state = .resync(checkHere: true)
+            return true
+        }
+        switch trailer(at: blockEnd) {
+        case .needMore:
+            guard dataEnded else { return false }
+            // The block is whole: its length is believed, and the rest of the input is this failure.
+            beginFailure(fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")))
+            skipIntoFailure(available)
+            finishFailure()
+            return true
+        case .bad:
+            beginFailure(
+                fromCurrent(
+                    .malformedRecord,
+                    "the block is not followed by CRLF CRLF: its Content-Length (\(blockLength)) is probably wrong",
+                    at: bufferOffset + Int64(blockEnd)))
+            skipIntoFailure(headerLength)
+            state = .resync(checkHere: true)
+            return true
+        case .ok(let trailerLength):
+            let total = headerLength + blockLength + trailerLength
+            completeRecord(blockStart: blockStart, blockEnd: blockEnd, total: total)
+            return true
+        }
+    }
+
+    /// A whole record with its CRLF CRLF is at `position`: its item (or its count), then the next record.
+    private mutating func completeRecord(blockStart: Int, blockEnd: Int, total: Int) {
+        guard let record = current, let header = record.header else { return }
+        let type = header.type
+        var result: Held
+        if type == nil {
+            var failure = fromCurrent(.malformedRecord, "the WARC header has no WARC-Type")
+            failure.excerpt = excerpt(from: position, count: total)
+            failure.bytes = Int64(total)
+            result = .item(.failure(failure), bytes: Int64(total))
+        } else if !record.selected {
+            result = .skip(type: type!.lowercased(), failure: fromCurrent(.malformedRecord, ""))
+        } else {
+            let built = buffer.withUnsafeBufferPointer { all in
+                WARCBlock.response(
+                    header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]), offset: record.offset,
+                    warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+            }
+            switch built {
+            case .success(let response):
+                result = .item(.record(response), bytes: Int64(total))
+            case .failure(let problem):
+                var failure = fromCurrent(problem.code, problem.message, status: problem.status, headers: problem.headers)
+                failure.excerpt = excerpt(from: position, count: total)
+                failure.bytes = Int64(total)
+                result = .item(.failure(failure), bytes: Int64(total))
+            }
+        }
+        consume(total)
+        endItem()
+        emitOrHold(result)
+    }
+
+    private mutating func stepSkip(_ remaining: Int) -> Bool {
+        if remaining == 0 {
+            state = .trailer
+            return true
+        }
+        guard available > 0 else {
+            guard dataEnded else { return false }
+            let message = endMessage("input ended \(remaining) bytes before the end of the block")
+            if let pending = failure {
+                // Over the limit and cut short: the truncation is the failure.
+                failure?.error = RecordError(.truncatedRecord, message + "; " + pending.error.message)
+            } else {
+                beginFailure(fromCurrent(.truncatedRecord, message), excerpt: current?.headExcerpt ?? [])
+            }
+            finishFailure()
+            return true
+        }
+        let n = min(available, remaining)
+        skipIntoFailure(n)
+        state = .skip(remaining: remaining - n)
+        return true
+    }
+
+    private mutating func stepTrailer() -> Bool {
+        switch trailer(at: position) {
+        case .ok(let length):
+            skipIntoFailure(length)
+            if failure != nil {
+                finishFailure()
+            } else if let record = current, let type = record.header?.type {
+                let template = fromCurrent(.malformedRecord, "")
+                endItem()
+                emitOrHold(.skip(type: type.lowercased(), failure: template))
+            } else {
+                endItem()
+            }
+            return true
+        case .bad:
+            if failure == nil {
+                beginFailure(
+                    fromCurrent(
+                        .malformedRecord, "the block is not followed by CRLF CRLF: its Content-Length is probably wrong",
+                        at: currentOffset),
+                    excerpt: current?.headExcerpt ?? [])
+            }
+            state = .resync(checkHere: true)
+            return true
+        case .needMore:
+            guard dataEnded else { return false }
+            if failure == nil {
+                beginFailure(
+                    fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")),
+                    excerpt: current?.headExcerpt ?? [])
+            }
+            skipIntoFailure(available)
+            finishFailure()
+            return true
+        }
+    }
+
+    private enum Trailer { case ok(Int), bad, needMore }
+
+    /// Two line ends (CRLF, or bare LF) at `index`.
+    private func trailer(at index: Int) -> Trailer {
+        var i = index
+        for _ in 0..<2 {
+            guard i < buffer.count else { return .needMore }
+            if buffer[i] == 0x0A {
+                i += 1
+                continue
+            }
+            guard buffer[i] == 0x0D else { return .bad }
+            guard i + 1 < buffer.count else { return .needMore }
+            guard buffer[i + 1] == 0x0A else { return .bad }
+            i += 2
+        }
+        return .ok(i - index)
+    }
+
+    // MARK: - Items
+
+    /// The current record (or the bytes at `position`) as a failure with what its header said.
+    private func fromCurrent(
+        _ code: RecordError.Code, _ message: String, at errorOffset: Int64? = nil, status: Int? = nil,
+        headers: HeaderFields? = nil
+    ) -> FramingFailure {
+        var warnings: [String] = []
+        let header = current?.header
+        let info = header.flatMap { header in
+            header.type.map {
+                WARCRecordInfo(type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
+            }
+        }
+        return FramingFailure(
+            offset: current?.offset ?? currentOffset,
+            error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status, headers: headers,
+            url: header?.targetURI(warnings: &warnings), warc: info)
+    }
+
+    /// Up to the error-body cap of the `count` bytes at `index`.
+    private func excerpt(from index: Int, count: Int) -> [UInt8] {
+        Array(buffer[index..<index + min(count, limits.maxErrorBodyBytes, buffer.count - index)])
+    }
+
+    /// Starts a failure for the current record at its start (or, without one, at `offset`); the bytes skipped from
+    /// here are added to it.
+    private mutating func beginFailure(_ pending: FramingFailure, excerpt: [UInt8] = []) {
+        var pending = pending
+        pending.excerpt = excerpt
+        failure = pending
+        failureStart = current?.start ?? currentOffset
+    }
+
+    private mutating func beginFailure(_ error: RecordError, at offset: Int64) {
+        let (reported, _) = reportedOffset(at: offset)
+        current = nil
+        failure = FramingFailure(offset: reported, error: error)
+        failureStart = offset
+    }
+
+    private mutating func skipIntoFailure(_ n: Int) {
+        guard n > 0 else { return }
+        if failure != nil {
+            let room = limits.maxErrorBodyBytes - failure!.excerpt.count
+            if room > 0 { failure!.excerpt.append(contentsOf: buffer[position..<position + min(room, n)]) }
+        }
+        consume(n)
+    }
+
+    private mutating func finishFailure() {
+        guard var pending = failure else { return }
+        failure = nil
+        pending.bytes = currentOffset - failureStart
+        endItem()
+        emitOrHold(.item(.failure(pending), bytes: pending.bytes))
+    }
+
+    /// The end of an item: framing starts over at `position`.
+    private mutating func endItem() {
+        current = nil
+        state = .start
+        lastItemEnd = currentOffset
+    }
+
+    /// Emits a finished item, or holds it while the gzip member it ends in is still open and nothing follows it yet.
+    private mutating func emitOrHold(_ item: Held) {
+        if mode == .gzip && memberOpen && available == 0 && !dataEnded {
+            held = item
+        } else {
+            release(item)
+        }
+    }
+
+    private mutating func release(_ item: Held) {
+        switch item {
+        case .item(let item, _): outbox.append(item)
+        case .skip(let type, _): skippedRecords[type, default: 0] += 1
+        }
+    }
+
+    private mutating func releaseHeld() {
+        guard let item = held else { return }
+        held = nil
+        release(item)
+    }
+
+    // MARK: - Resynchronisation
+
+    /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`), adding the
+    /// skipped bytes to the pending failure.
+    private mutating func stepResync(checkHere: Bool) -> Bool {
+        if checkHere {
+            if starts(with: "WARC/", at: position) {
+                finishFailure()
+                return true
+            }
+            if isPrefix(of: "WARC/", at: position) && !dataEnded { return false }
+            state = .resync(checkHere: false)
+        }
+        let pattern: StaticString = "\nWARC/"
+        var found: Int?
+        var from = position
+        while let newline = find(0x0A, from: from), newline + 1 < buffer.count {
+            if starts(with: pattern, at: newline) {
+                found = newline
+                break
+            }
+            if isPrefix(of: pattern, at: newline) { break }
+            from = newline + 1
+        }
+        if let found {
+            skipIntoFailure(found + 1 - position)
+            finishFailure()
+            return true
+        }
+        if dataEnded {
+            skipIntoFailure(available)
+            finishFailure()
+            return true
+        }
+        // Keep what could be the start of the pattern.
+        skipIntoFailure(max(0, available - (pattern.utf8CodeUnitCount - 1)))
+        return false
+    }
+
+    // MARK: - Header section
+
+    /// The index just past the empty line that ends the header section at `position`, searching incrementally
+    /// across calls and no further than the header limit allows.
+    private mutating func findHeaderEnd() -> Int? {
+        let limit =
+            limits.maxHeaderBytes >= available ? buffer.count : position + min(available, limits.maxHeaderBytes + 2)
+        var from = position + scanned
+        let found: Int? = buffer.withUnsafeBufferPointer { all in
+            while let newline = WARCBlock.find(0x0A, in: all, from: from, to: limit) {
+                let next = newline + 1
+                if next < all.count && all[next] == 0x0A { return next + 1 }
+                if next + 1 < all.count && all[next] == 0x0D && all[next + 1] == 0x0A { return next + 2 }
+                if next >= all.count || (all[next] == 0x0D && next + 1 >= all.count) {
+                    // Undecided until more input arrives: look at this line end again then.
+                    from = newline
+                    return nil
+                }
+                from = next
+            }
+            from = max(position, limit - 1)
+            return nil
+        }
+        if found == nil { scanned = from - position }
+        return found
+    }
+
+    /// The bytes at `position` up to the first one that cannot begin `WARC/`: the same text however the input was
+    /// split.
+    private func quotedMismatch() -> String {
+        let prefix: StaticString = "WARC/"
+        var end = position
+        while end < buffer.count && end - position < prefix.utf8CodeUnitCount
+            && buffer[end] == prefix.utf8Start[end - position]
+        {
+            end += 1
+        }
+        end = Swift.min(buffer.count, end + 1)
+        var text = ""
+        for b in buffer[position..<end] {
+            switch b {
+            case 0x0A: text += "\\n"
+            case 0x0D: text += "\\r"
+            case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(b))
+            default: text += "\\x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return "'\(text)'"
+    }
+
+    // MARK: - gzip
+
+    /// The offset to report for a record starting at stream offset `start`, and a warning when it is not its gzip
+    /// member's.
+    private mutating func reportedOffset(at start: Int64) -> (Int64, String?) {
+        guard mode == .gzip else { return (start, nil) }
+        pruneBoundaries(upTo: start)
+        guard let boundary = boundaries.first, boundary.start <= start else { return (start, nil) }
+        if boundary.start >= lastItemEnd { return (boundary.member, nil) }
+        return (
+            start,
+            "offset is in the decompressed stream: the gzip member at \(boundary.member) holds more than one record"
+        )
+    }
+
+    /// Forgets member starts before the last one at or before `offset`: no record can start before it any more.
+    private mutating func pruneBoundaries(upTo offset: Int64) {
+        var k = 0
+        while k + 1 < boundaries.count && boundaries[k + 1].start <= offset { k += 1 }
+        if k > 0 { boundaries.removeFirst(k) }
+    }
+
+    /// Inflates more input, or handles what the inflater reports. Returns `false` when nothing happened.
+    private mutating func pump() -> Bool {
+        guard mode == .gzip, let inflater, !dataEnded else { return false }
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 256 * 1024) }
+        let event = scratch.withUnsafeMutableBufferPointer { inflater.next(into: $0) }
+        switch event {
+        case .memberStart(let member):
+            let start = bufferOffset + Int64(buffer.count)
+            if let last = boundaries.last, last.start == start { boundaries.removeLast() }
+            boundaries.append((start, member))
+            memberOpen = true
+        case .output(let count):
+            releaseHeld()
+            compact()
+            scratch.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+        case .memberEnd:
+            memberOpen = false
+            releaseHeld()
+        case .corrupt(let member, let message):
+            memberOpen = false
+            memberFailed(.malformedRecord, "the gzip member at \(member) is corrupt: \(message)", member: member)
+        case .truncated(let member):
+            memberOpen = false
+            truncatedMember = member
+            dataEnded = true
+            memberCutShort(member)
+        case .needInput:
+            return false
+        case .end:
+            dataEnded = true
+            releaseHeld()
+        }
+        return true
+    }
+
+    /// A member turned out corrupt after the framer read all it gave: what it was framing is that failure.
+    private mutating func memberFailed(_ code: RecordError.Code, _ message: String, member: Int64) {
+        if let item = held {
+            held = nil
+            outbox.append(.failure(converted(item, code, message)))
+        } else if failure != nil {
+            failure!.error.message += "; " + message
+            skipIntoFailure(available)
+            finishFailure()
+        } else if current != nil {
+            var headExcerpt: [UInt8] = []
+            if case .skip = state { headExcerpt = current?.headExcerpt ?? [] }
+            if case .trailer = state { headExcerpt = current?.headExcerpt ?? [] }
+            beginFailure(fromCurrent(code, message), excerpt: headExcerpt)
+            skipIntoFailure(available)
+            finishFailure()
+        } else if available > 0 {
+            beginFailure(RecordError(code, message), at: currentOffset)
+            skipIntoFailure(available)
+            finishFailure()
+        } else {
+            outbox.append(.failure(FramingFailure(offset: member, error: RecordError(code, message))))
+            endItem()
+        }
+        state = .start
+        current = nil
+    }
+
+    /// The input ended inside a member. An item held for it becomes the failure; anything being framed fails at the
+    /// end of the data, naming the member; with nothing at all, the member itself is the failure.
+    private mutating func memberCutShort(_ member: Int64) {
+        let message = "input ended inside the gzip member at \(member), before its end"
+        if let item = held {
+            held = nil
+            outbox.append(.failure(converted(item, .truncatedRecord, message)))
+        } else if case .start = state, available == 0, failure == nil {
+            outbox.append(.failure(FramingFailure(offset: member, error: RecordError(.truncatedRecord, message))))
+            endItem()
+        }
+    }
+
+    /// A held item as the failure of its member.
+    private func converted(_ item: Held, _ code: RecordError.Code, _ message: String) -> FramingFailure {
+        switch item {
+        case .item(.failure(var failure), _):
+            failure.error.message += "; " + message
+            return failure
+        case .item(.record(let record), let bytes):
+            return FramingFailure(
+                offset: record.offset, error: RecordError(code, message), status: record.status, headers: record.headers,
+                excerpt: Array(record.body.prefix(limits.maxErrorBodyBytes)), bytes: bytes, url: record.url,
+                warc: record.warc)
+        case .skip(_, var failure):
+            failure.error = RecordError(code, message)
+            return failure
+        }
+    }
+}

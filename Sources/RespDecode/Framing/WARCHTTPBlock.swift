@@ -1,0 +1,396 @@
+/*
+ What a WARC record says, once the framer has its header section and its whole block (SPEC §2 warc):
+
+     response, application/http; msgtype=response ... the block is an HTTP/1.x response: status line and fields
+                                                        (interim 1xx heads skipped), then the body: the rest of the
+                                                        block, de-chunked when the last transfer coding is chunked
+     revisit whose block is HTTP ...................... the same (the body is usually empty: the payload is elsewhere)
+     everything else (resource, request, metadata, …) . status 200, one Content-Type field with the WARC Content-Type,
+                                                        the block as the body
+
+ The WARC Content-Length decides where the block ends; an HTTP Content-Length that disagrees only earns a warning.
+ A response declared chunked whose first chunk does not frame was stored already de-chunked (Common Crawl, and
+ warcio's writer, do this): it is taken as is, with a warning. Content-Encoding is left for the decoder chain.
+
+ WARC-Payload-Digest is checked over the payload: the HTTP entity body of a response (either as stored, chunked, or
+ de-chunked: writers disagree, warcio issue 74), the body after the request head of an HTTP request record, the whole
+ block otherwise. A revisit's digest is the digest of a payload stored in another record, so it is not checked.
+ */
+import Glibc
+
+/// A WARC record's header section: version line and named fields.
+struct WARCHeader {
+    /// `1.0`, `1.1`, `0.17` or `0.18`.
+    var version: String
+    var fields: HeaderFields
+    /// Things worth knowing about the fields (obsolete line folding).
+    var warnings: [String]
+
+    /// The versions read, as warcio reads them.
+    static let versions: Set<String> = ["1.0", "1.1", "0.17", "0.18"]
+
+    /// `WARC-Type` as written, `nil` when absent.
+    var type: String? { fields.last("WARC-Type") }
+
+    /// The block length, or why there is none.
+    var contentLength: Result<Int, WARCBlock.Problem> {
+        let values = fields.values("Content-Length")
+        guard !values.isEmpty else {
+            return .failure(WARCBlock.Problem(.malformedRecord, "the WARC header has no Content-Length"))
+        }
+        guard let length = HTTPStreamFramer.contentLength(values.map { Substring($0) }) else {
+            let list = values.map { "'\($0)'" }.joined(separator: ", ")
+            return .failure(
+                WARCBlock.Problem(.malformedRecord, "invalid or differing WARC Content-Length \(list): the record cannot be framed"))
+        }
+        return .success(length)
+    }
+
+    /// `WARC-Target-URI` repaired as warcio does: `<…>` (Wget 1.19 wrote them) removed, spaces written `%20`.
+    func targetURI(warnings: inout [String]) -> String? {
+        guard var uri = fields.last("WARC-Target-URI") else { return nil }
+        if uri.utf8.count >= 2, uri.hasPrefix("<"), uri.hasSuffix(">") {
+            uri = String(uri.dropFirst().dropLast())
+        }
+        if uri.utf8.contains(UInt8(ascii: " ")) {
+            warnings.append("spaces in WARC-Target-URI replaced by %20")
+            uri = uri.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20")
+        }
+        return uri
+    }
+
+    /// Parses a header section: the version line, field lines and the empty line that ends them (CRLF or bare LF).
+    /// Fields are parsed as HTTP fields (obsolete line folding joined with a warning, UTF-8 values kept).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<WARCHeader, HeadParser.Problem> {
+        guard let newline = WARCBlock.find(0x0A, in: bytes, from: 0, to: bytes.count) else {
+            return .failure(HeadParser.Problem(message: "version line has no line end", offset: bytes.count))
+        }
+        var end = newline
+        while end > 0 && (bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
+        guard line.hasPrefix("WARC/"), versions.contains(String(line.dropFirst(5))) else {
+            return .failure(
+                HeadParser.Problem(
+                    message: "version line '\(line.prefix(40))' is not WARC/1.0, WARC/1.1, WARC/0.17 or WARC/0.18", offset: 0))
+        }
+        switch HeadParser.parseFieldLines(bytes, firstLine: newline + 1) {
+        case .failure(let problem):
+            return .failure(problem)
+        case .success(let (fields, warnings)):
+            return .success(
+                WARCHeader(version: String(line.dropFirst(5)), fields: fields, warnings: warnings.map { "WARC header: " + $0 }))
+        }
+    }
+}
+
+/// Interpreting a record's block.
+enum WARCBlock {
+    /// Why a block gives no response; `status` and `headers` when an HTTP head was read.
+    struct Problem: Error {
+        var code: RecordError.Code
+        var message: String
+        var status: Int?
+        var headers: HeaderFields?
+
+        init(_ code: RecordError.Code, _ message: String, status: Int? = nil, headers: HeaderFields? = nil) {
+            self.code = code
+            self.message = message
+            self.status = status
+            self.headers = headers
+        }
+    }
+
+    /// The response a selected record gives. `warnings` come first from the caller.
+    static func response(
+        header: WARCHeader, block: UnsafeBufferPointer<UInt8>, offset: Int64, warnings initial: [String],
+        limits: Limits, verifyDigests: Bool
+    ) -> Result<ResponseRecord, Problem> {
+        var warnings = initial + header.warnings
+        let url = header.targetURI(warnings: &warnings)
+        if let truncated = header.fields.last("WARC-Truncated") {
+            warnings.append("WARC-Truncated: \(truncated): the writer cut this record's content short")
+        }
+        let type = header.type ?? ""
+        var info = WARCRecordInfo(
+            type: type, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
+        let contentType = header.fields.last("Content-Type")
+        let isRevisit = asciiCaseInsensitiveEquals(type, "revisit")
+
+        var record: ResponseRecord
+        // Where the payload starts in the block (after an HTTP head), and whether the body was de-chunked.
+        var payloadStart = 0
+        var dechunked = false
+        let blockKind = kind(type: type, contentType: contentType, block: block)
+        switch blockKind {
+        case .httpResponse:
+            let writerTruncated = header.fields.last("WARC-Truncated") != nil
+            switch httpResponse(block, limits: limits, isRevisit: isRevisit, writerTruncated: writerTruncated) {
+            case .failure(let problem):
+                return .failure(problem)
+            case .success(let parsed):
+                record = ResponseRecord(
+                    offset: offset, status: parsed.status, headers: parsed.headers, body: parsed.body,
+                    trailers: parsed.trailers, url: url)
+                warnings += parsed.warnings
+                payloadStart = parsed.bodyStart
+                dechunked = parsed.dechunked
+            }
+        case .httpRequest, .other:
+            guard block.count <= limits.maxBodyBytes else {
+                return .failure(
+                    Problem(.limitExceeded, "block of \(block.count) bytes exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"))
+            }
+            var fields = HeaderFields()
+            if let contentType { fields.append(name: "Content-Type", value: contentType) }
+            record = ResponseRecord(offset: offset, status: 200, headers: fields, body: Array(block), url: url)
+            if blockKind == .httpRequest, let headEnd = endOfFieldSection(block, from: 0, to: block.count) {
+                payloadStart = headEnd
+            }
+        }
+
+        if verifyDigests, !isRevisit, let field = header.fields.last("WARC-Payload-Digest") {
+            switch PayloadDigest.parse(field) {
+            case .unusable(let problem):
+                warnings.append(problem)
+            case .neverMatches(let problem):
+                warnings.append(problem)
+                info.digest = .mismatch
+            case .expected(let expected):
+                let stored = UnsafeBufferPointer(rebasing: block[payloadStart...])
+                var ok: Bool?
+                if blockKind == .httpResponse {
+                    // The body as framed; when it was de-chunked, also the body as stored.
+                    ok = record.body.withUnsafeBufferPointer { PayloadDigest.matches(expected, $0) }
+                    if ok == false && dechunked { ok = PayloadDigest.matches(expected, stored) }
+                } else {
+                    ok = PayloadDigest.matches(expected, stored)
+                }
+                switch ok {
+                case .some(true): info.digest = .ok
+                case .some(false): info.digest = .mismatch
+                case .none:
+                    warnings.append("libcrypto could not compute the \(expected.algorithm.rawValue) digest: not checked")
+                }
+            }
+        }
+        record.warc = info
+        record.warnings = warnings
+        return .success(record)
+    }
+
+    enum Kind { case httpResponse, httpRequest, other }
+
+    /// How a block is read, from the record type, the WARC Content-Type and the block's first bytes.
+    static func kind(type: String, contentType: String?, block: UnsafeBufferPointer<UInt8>) -> Kind {
+        let isHTTP = contentType.flatMap(MediaType.mimeType(ofContentType:)) == "application/http"
+        let msgtype = contentType.flatMap { parameter("msgtype", of: $0) }.map { $0.lowercased() }
+        let startsLikeResponse = block.starts(with: "HTTP/1.".utf8)
+        if asciiCaseInsensitiveEquals(type, "response") {
+            if isHTTP && msgtype != "request" { return .httpResponse }
+            return contentType == nil && startsLikeResponse ? .httpResponse : .other
+        }
+        if asciiCaseInsensitiveEquals(type, "revisit") {
+            return startsLikeResponse || (isHTTP && msgtype != "request" && !block.isEmpty) ? .httpResponse : .other
+        }
+        if asciiCaseInsensitiveEquals(type, "request") && isHTTP { return .httpRequest }
+        return .other
+    }
+
+    /// The value of parameter `name` in a `Content-Type` value (case-insensitive name, quotes removed).
+    static func parameter(_ name: String, of value: String) -> String? {
+        guard value.utf8.contains(UInt8(ascii: ";")) else { return nil }
+        for part in value.split(separator: ";").dropFirst() {
+            guard let equals = part.firstIndex(of: "=") else { continue }
+            guard asciiCaseInsensitiveEquals(part[..<equals].trimmingOWS(), name) else { continue }
+            var text = part[part.index(after: equals)...].trimmingOWS()
+            if text.utf8.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
+            return String(text)
+        }
+        return nil
+    }
+
+    struct HTTPResponse {
+        var status: Int
+        var headers: HeaderFields
+        var body: [UInt8]
+        var trailers: HeaderFields?
+        var warnings: [String]
+        /// Where the body starts in the block (after the last head).
+        var bodyStart: Int
+        /// The body was de-chunked (it differs from the stored bytes).
+        var dechunked: Bool
+    }
+
+    /// Parses a block that holds an HTTP/1.x response.
+    static func httpResponse(
+        _ block: UnsafeBufferPointer<UInt8>, limits: Limits, isRevisit: Bool, writerTruncated: Bool
+    ) -> Result<HTTPResponse, Problem> {
+        var start = 0
+        var interim: [Int] = []
+        var head: HeadParser.Head
+        while true {
+            let limit = start + min(block.count - start, limits.maxHeaderBytes)
+            guard let end = endOfFieldSection(block, from: start, to: limit) else {
+                if limit < block.count {
+                    return .failure(Problem(.limitExceeded, "HTTP header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
+                }
+                return .failure(Problem(.malformedRecord, "the block has no complete HTTP response head"))
+            }
+            switch HeadParser.parseResponseHead(UnsafeBufferPointer(rebasing: block[start..<end])) {
+            case .failure(let problem):
+                return .failure(Problem(.malformedRecord, "HTTP head in the block, byte \(start + problem.offset): \(problem.message)"))
+            case .success(let parsed):
+                head = parsed
+            }
+            start = end
+            guard head.status >= 100 && head.status < 200 && head.status != 101 else { break }
+            interim.append(head.status)
+        }
+        var warnings = head.warnings
+        if !interim.isEmpty {
+            warnings.append("interim response \(interim.map(String.init).joined(separator: ", ")) folded into this record")
+        }
+        let rest = UnsafeBufferPointer(rebasing: block[start...])
+        var body: [UInt8]
+        var trailers: HeaderFields?
+        var dechunked = false
+        let codings = head.fields.listElements("Transfer-Encoding")
+        let chunked =
+            codings.last.map { asciiCaseInsensitiveEquals($0, "chunked") } == true
+            && codings.filter { asciiCaseInsensitiveEquals($0, "chunked") }.count == 1
+        if chunked {
+            switch dechunk(rest) {
+            case .notChunked:
+                body = Array(rest)
+                if !rest.isEmpty {
+                    warnings.append("Transfer-Encoding: chunked, but the body is not chunked (stored de-chunked): taken as is")
+                }
+            case .complete(let data, let fields, let notes):
+                body = data
+                trailers = fields
+                warnings += notes
+                dechunked = true
+            case .broken(let data, let message):
+                guard writerTruncated else {
+                    return .failure(Problem(.malformedRecord, "chunked body: \(message)", status: head.status, headers: head.fields))
+                }
+                body = data
+                dechunked = true
+                warnings.append("chunked body cut short (\(message)); the record is WARC-Truncated: kept the \(data.count) bytes de-chunked")
+            }
+        } else {
+            if !codings.isEmpty {
+                warnings.append("transfer coding '\(codings.joined(separator: ", "))' is not undone")
+            }
+            body = Array(rest)
+            let lengths = head.fields.listElements("Content-Length")
+            if !isRevisit, !lengths.isEmpty, head.status != 204, head.status != 304,
+                let declared = HTTPStreamFramer.contentLength(lengths), declared != body.count
+            {
+                warnings.append(
+                    "HTTP Content-Length \(declared) differs from the \(body.count) body bytes in the record (the WARC Content-Length decides)")
+            }
+        }
+        guard body.count <= limits.maxBodyBytes else {
+            return .failure(
+                Problem(
+                    .limitExceeded, "body longer than \(limits.maxBodyBytes) bytes (maxBodyBytes)", status: head.status,
+                    headers: head.fields))
+        }
+        return .success(
+            HTTPResponse(
+                status: head.status, headers: head.fields, body: body, trailers: trailers, warnings: warnings,
+                bodyStart: start, dechunked: dechunked))
+    }
+
+    enum Dechunked {
+        /// The first chunk does not frame: the body was stored de-chunked.
+        case notChunked
+        case complete([UInt8], trailers: HeaderFields?, warnings: [String])
+        /// Chunks framed, then one did not: what was de-chunked before it, and what is wrong.
+        case broken([UInt8], String)
+    }
+
+    /// De-chunks a whole chunked body (RFC 9112 §7.1), chunk data copied with one append per chunk.
+    static func dechunk(_ b: UnsafeBufferPointer<UInt8>) -> Dechunked {
+        var body: [UInt8] = []
+        body.reserveCapacity(b.count)
+        var i = 0
+        var first = true
+        while true {
+            guard let newline = find(0x0A, in: b, from: i, to: b.count) else {
+                return first ? .notChunked : .broken(body, "the chunked body ends without its last chunk")
+            }
+            let parsed = HeadParser.parseChunkSizeLine(UnsafeBufferPointer(rebasing: b[i..<newline]))
+            guard let size = parsed.size else {
+                return first ? .notChunked : .broken(body, (parsed.problem ?? "invalid chunk-size line") + " at byte \(i)")
+            }
+            i = newline + 1
+            if size == 0 { break }
+            guard size <= b.count - i else {
+                return first
+                    ? .notChunked : .broken(body, "a chunk of \(size) bytes at byte \(i) runs past the end of the block")
+            }
+            body.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<i + size]))
+            i += size
+            if i < b.count && b[i] == 0x0A {
+                i += 1
+            } else if i + 1 < b.count && b[i] == 0x0D && b[i + 1] == 0x0A {
+                i += 2
+            } else if i == b.count {
+                return .broken(body, "the chunked body ends without its last chunk")
+            } else {
+                return first ? .notChunked : .broken(body, "chunk data not followed by CRLF at byte \(i)")
+            }
+            first = false
+        }
+        var warnings: [String] = []
+        var trailers: HeaderFields?
+        if i == b.count {
+            warnings.append("the chunked body ends without the empty line after its last chunk")
+        } else {
+            guard let end = endOfFieldSection(b, from: i, to: b.count, firstLineMayBeEmpty: true) else {
+                return .broken(body, "the trailer section has no end")
+            }
+            switch HeadParser.parseFieldLines(UnsafeBufferPointer(rebasing: b[i..<end]), firstLine: 0) {
+            case .failure(let problem):
+                return .broken(body, "trailer section: \(problem.message)")
+            case .success(let (fields, notes)):
+                if !fields.isEmpty { trailers = fields }
+                warnings += notes
+            }
+            if end < b.count {
+                warnings.append("\(b.count - end) bytes after the end of the chunked body are ignored")
+            }
+        }
+        return .complete(body, trailers: trailers, warnings: warnings)
+    }
+
+    // MARK: - Searching
+
+    /// Index of the first `byte` in `b[from..<to]`.
+    @inline(__always)
+    static func find(_ byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, let base = b.baseAddress, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The index just past the empty line that ends a field section starting at `from` (lines end in CRLF or LF),
+    /// looking no further than `to`.
+    static func endOfFieldSection(
+        _ b: UnsafeBufferPointer<UInt8>, from: Int, to: Int, firstLineMayBeEmpty: Bool = false
+    ) -> Int? {
+        if firstLineMayBeEmpty {
+            if from < to && b[from] == 0x0A { return from + 1 }
+            if from + 1 < to && b[from] == 0x0D && b[from + 1] == 0x0A { return from + 2 }
+        }
+        var i = from
+        while let newline = find(0x0A, in: b, from: i, to: to) {
+            let next = newline + 1
+            if next < to && b[next] == 0x0A { return next + 1 }
+            if next + 1 < to && b[next] == 0x0D && b[next + 1] == 0x0A { return next + 2 }
+            i = next
+        }
+        return nil
+    }
+}

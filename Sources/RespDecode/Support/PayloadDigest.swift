@@ -1,0 +1,130 @@
+/*
+ WARC-Payload-Digest values (WARC 1.1 §5.9: `labelled-digest = algorithm ":" digest-value`) and checking them with
+ libcrypto's EVP digests, in one call over the payload.
+
+ Writers disagree on the text of the value, so it is recognised by its length and alphabet:
+
+     sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ              Base32 (RFC 4648 §6), the usual form
+     sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709      hex (warcio's test files)
+     sha1:2jmj7l5rSw0yVb/vlWAYkK/YBwk=                  base64
+     sha1:2jmj7l5rSw0yVb_vlWAYkK_YBwk=                  base64url
+
+ A digest of n bytes is 2n hex digits, ⌈8n/5⌉ Base32 characters (padded to a multiple of 8) and ⌈4n/3⌉ base64
+ characters (padded to a multiple of 4): for the four algorithms known here those lengths never coincide without
+ telling `=` or the alphabet apart, so a value decodes one way only.
+ */
+internal import CCrypto
+
+enum PayloadDigest {
+    enum Algorithm: String, Sendable {
+        case sha1, sha256, sha512, md5
+
+        /// Digest length in bytes.
+        var length: Int {
+            switch self {
+            case .sha1: 20
+            case .sha256: 32
+            case .sha512: 64
+            case .md5: 16
+            }
+        }
+
+        /// `sha1`, `SHA-1`, `sha-256`, `MD5`, …: case-insensitive, with or without the hyphen.
+        init?(name: Substring) {
+            let folded = String(decoding: name.utf8.filter { $0 != UInt8(ascii: "-") }.map(asciiLower), as: UTF8.self)
+            self.init(rawValue: folded)
+        }
+    }
+
+    /// A parsed `WARC-Payload-Digest` value.
+    struct Expected: Sendable, Hashable {
+        var algorithm: Algorithm
+        var value: [UInt8]
+    }
+
+    /// What a `WARC-Payload-Digest` value allows.
+    enum Parsed: Sendable, Hashable {
+        /// A digest to compare the payload with.
+        case expected(Expected)
+        /// The value has the length of a digest of its algorithm but a character outside the alphabet of that
+        /// form (`1112H3S6…` as Base32): no payload can have it. The string says what is wrong.
+        case neverMatches(String)
+        /// The digest cannot be checked (unknown algorithm, no `:`, a value of no digest length). The string says why.
+        case unusable(String)
+    }
+
+    /// Parses `algorithm:value`.
+    static func parse(_ field: String) -> Parsed {
+        let text = field.trimmingOWS()
+        guard let colon = text.firstIndex(of: ":") else {
+            return .unusable("WARC-Payload-Digest '\(field)' is not 'algorithm:value': not checked")
+        }
+        let name = text[..<colon].trimmingOWS()
+        let encoded = String(text[text.index(after: colon)...].trimmingOWS())
+        guard let algorithm = Algorithm(name: name) else {
+            return .unusable("WARC-Payload-Digest algorithm '\(name)' is not known here: not checked")
+        }
+        if let value = decode(encoded, length: algorithm.length) {
+            return .expected(Expected(algorithm: algorithm, value: value))
+        }
+        if encodedLengths(algorithm.length).contains(encoded.utf8.count),
+            encoded.utf8.allSatisfy({ base64Alphabet.contains($0) })
+        {
+            return .neverMatches(
+                "WARC-Payload-Digest value '\(encoded)' has the length of a \(algorithm.rawValue) digest but does not decode as Base32, hex or base64")
+        }
+        return .unusable(
+            "WARC-Payload-Digest value '\(encoded)' is not a \(algorithm.rawValue) digest in Base32, hex or base64: not checked")
+    }
+
+    /// The lengths a digest of `length` bytes is written in: hex, Base32 (bare or padded), base64 (bare or padded).
+    static func encodedLengths(_ length: Int) -> [Int] {
+        [2 * length, (8 * length + 4) / 5, (length + 4) / 5 * 8, (4 * length + 2) / 3, (length + 2) / 3 * 4]
+    }
+
+    private static let base64Alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=".utf8)
+
+    /// The bytes of a digest value of `length` bytes written in hex, Base32, base64 or base64url.
+    static func decode(_ text: String, length: Int) -> [UInt8]? {
+        let count = text.utf8.count
+        let lengths = encodedLengths(length)
+        if count == lengths[0], let bytes = BaseDecoding.hex(text) { return bytes }
+        if count == lengths[1] || count == lengths[2], let bytes = BaseDecoding.base32(text), bytes.count == length {
+            return bytes
+        }
+        if count == lengths[3] || count == lengths[4], let bytes = BaseDecoding.base64(text, urlSafe: true),
+            bytes.count == length
+        {
+            return bytes
+        }
+        return nil
+    }
+
+    /// The digest of `data`, or `nil` if libcrypto could not compute it.
+    static func digest(_ algorithm: Algorithm, of data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let md: OpaquePointer? =
+            switch algorithm {
+            case .sha1: EVP_sha1()
+            case .sha256: EVP_sha256()
+            case .sha512: EVP_sha512()
+            case .md5: EVP_md5()
+            }
+        guard let md else { return nil }
+        var out = [UInt8](repeating: 0, count: 64)
+        var size: UInt32 = 0
+        var empty: UInt8 = 0
+        let ok = out.withUnsafeMutableBufferPointer { result in
+            withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                let pointer = data.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(emptyPointer)
+                return EVP_Digest(pointer, data.count, result.baseAddress, &size, md, nil)
+            }
+        }
+        guard ok == 1, Int(size) == algorithm.length else { return nil }
+        return Array(out.prefix(Int(size)))
+    }
+
+    /// Whether `data` has the expected digest (`nil`: libcrypto failed).
+    static func matches(_ expected: Expected, _ data: UnsafeBufferPointer<UInt8>) -> Bool? {
+        digest(expected.algorithm, of: data).map { $0 == expected.value }
+    }
+}

@@ -1,0 +1,768 @@
+import CZlib
+import Testing
+
+@testable import RespDecode
+
+/// Builds WARC records and gzip members for the WARC framer tests.
+enum WARCFixtures {
+    /// One record: version line, the fields given (Content-Length added unless `contentLength` says otherwise), the
+    /// block, CRLF CRLF.
+    static func record(
+        _ type: String, uri: String? = "http://example.com/", id: String = "<urn:uuid:1>",
+        fields: [(String, String)] = [], block: [UInt8], contentLength: String? = nil, version: String = "1.1",
+        trailer: String = "\r\n\r\n"
+    ) -> [UInt8] {
+        var head = "WARC/\(version)\r\nWARC-Type: \(type)\r\nWARC-Record-ID: \(id)\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n"
+        if let uri { head += "WARC-Target-URI: \(uri)\r\n" }
+        for (name, value) in fields { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(contentLength ?? String(block.count))\r\n\r\n"
+        return Array(head.utf8) + block + Array(trailer.utf8)
+    }
+
+    static func record(
+        _ type: String, uri: String? = "http://example.com/", id: String = "<urn:uuid:1>",
+        fields: [(String, String)] = [], block: String, contentLength: String? = nil, version: String = "1.1",
+        trailer: String = "\r\n\r\n"
+    ) -> [UInt8] {
+        record(
+            type, uri: uri, id: id, fields: fields, block: Array(block.utf8), contentLength: contentLength,
+            version: version, trailer: trailer)
+    }
+
+    /// A `response` record holding an HTTP response.
+    static func response(
+        _ http: String, uri: String = "http://example.com/", id: String = "<urn:uuid:1>", fields: [(String, String)] = [],
+        contentType: String = "application/http; msgtype=response"
+    ) -> [UInt8] {
+        record("response", uri: uri, id: id, fields: [("Content-Type", contentType)] + fields, block: http)
+    }
+
+    /// `bytes` compressed as one gzip member.
+    static func gzipMember(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer {
+            deflateEnd(stream)
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+        }
+        let status = deflateInit2_(
+            stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        precondition(status == Z_OK)
+        var input = bytes
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(stream, UInt(bytes.count))) + 64)
+        let written = input.withUnsafeMutableBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                stream.pointee.next_in = inBuffer.baseAddress
+                stream.pointee.avail_in = UInt32(inBuffer.count)
+                stream.pointee.next_out = outBuffer.baseAddress
+                stream.pointee.avail_out = UInt32(outBuffer.count)
+                precondition(deflate(stream, Z_FINISH) == Z_STREAM_END)
+                return outBuffer.count - Int(stream.pointee.avail_out)
+            }
+        }
+        return Array(output.prefix(written))
+    }
+
+    /// Each record its own gzip member (`.warc.gz`); also the members' offsets.
+    static func gzipPerRecord(_ records: [[UInt8]]) -> (bytes: [UInt8], offsets: [Int64]) {
+        var bytes: [UInt8] = []
+        var offsets: [Int64] = []
+        for record in records {
+            offsets.append(Int64(bytes.count))
+            bytes += gzipMember(record)
+        }
+        return (bytes, offsets)
+    }
+
+    static let json = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"foo\":\"bar\"}"
+
+    /// A small WARC of five records of different types.
+    static let small: [[UInt8]] = [
+        record("warcinfo", uri: nil, id: "<urn:uuid:0>", fields: [("Content-Type", "application/warc-fields")],
+               block: "software: test\r\n"),
+        response(json, uri: "http://example.com/a", id: "<urn:uuid:1>"),
+        record("request", uri: "http://example.com/a", id: "<urn:uuid:2>",
+               fields: [("Content-Type", "application/http; msgtype=request")],
+               block: "GET /a HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        record("resource", uri: "http://example.com/b.txt", id: "<urn:uuid:3>", fields: [("Content-Type", "text/plain")],
+               block: "plain text"),
+        record("metadata", uri: "http://example.com/a", id: "<urn:uuid:4>", fields: [("Content-Type", "text/plain")],
+               block: "via: test"),
+    ]
+}
+
+/// Frames `input` fed in pieces of the given sizes (the rest in one piece).
+func warcItems(
+    _ input: [UInt8], pieces: [Int] = [], types: Set<String>? = nil, limits: Limits = Limits(), verifyDigests: Bool = true
+) -> [FramedItem] {
+    var framer = WARCFramer(limits: limits, types: types, verifyDigests: verifyDigests)
+    return warcItems(&framer, input, pieces: pieces)
+}
+
+func warcItems(_ framer: inout WARCFramer, _ input: [UInt8], pieces: [Int] = []) -> [FramedItem] {
+    var items: [FramedItem] = []
+    var start = 0
+    for size in pieces where start < input.count {
+        let end = min(input.count, start + size)
+        framer.append(Array(input[start..<end]))
+        while let item = framer.next() { items.append(item) }
+        start = end
+    }
+    if start < input.count { framer.append(Array(input[start...])) }
+    framer.finish()
+    while let item = framer.next() { items.append(item) }
+    return items
+}
+
+/// A compact, comparable summary of a WARC item.
+func describeWARC(_ item: FramedItem) -> String {
+    switch item {
+    case .record(let r):
+        var text = "@\(r.offset) \(r.warc?.type ?? "-") \(r.status) body=\(String(decoding: r.body, as: UTF8.self).debugDescription)"
+        if let digest = r.warc?.digest { text += " digest=\(digest)" }
+        if !r.warnings.isEmpty { text += " warnings=\(r.warnings.count)" }
+        return text
+    case .failure(let f):
+        return "@\(f.offset) \(f.error.code) \(f.warc?.type ?? "-")"
+    }
+}
+
+/// Everything an item says, for comparing runs over differently split input.
+func describeWARCFully(_ item: FramedItem) -> String {
+    switch item {
+    case .record(let r):
+        return "\(describeWARC(item)) url=\(r.url ?? "-") id=\(r.warc?.recordId ?? "-") headers=\(r.headers.fields.map { "\($0.name):\($0.value)" }) trailers=\(r.trailers?.fields.map(\.value) ?? []) warnings=\(r.warnings)"
+    case .failure(let f):
+        return "\(describeWARC(item)) \(f.error) url=\(f.url ?? "-") id=\(f.warc?.recordId ?? "-") bytes=\(f.bytes) excerpt=\(f.excerpt.count) status=\(f.status ?? 0)"
+    }
+}
+
+/// Frames `input` whole, byte by byte and in random splits; all must agree in every detail. Returns the items.
+@discardableResult
+func warcEverySplit(
+    _ input: [UInt8], types: Set<String>? = nil, limits: Limits = Limits(), randomRuns: Int = 30,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> [FramedItem] {
+    func run(_ pieces: [Int]) -> ([String], [String: Int]) {
+        var framer = WARCFramer(limits: limits, types: types)
+        let items = warcItems(&framer, input, pieces: pieces).map(describeWARCFully)
+        return (items, framer.skippedRecords)
+    }
+    let whole = run([])
+    let bytewise = run(Array(repeating: 1, count: input.count))
+    #expect(bytewise.0 == whole.0, "byte by byte differs from whole", sourceLocation: sourceLocation)
+    #expect(bytewise.1 == whole.1, sourceLocation: sourceLocation)
+    var generator = SplitMix64(seed: UInt64(input.count))
+    for _ in 0..<randomRuns {
+        var pieces: [Int] = []
+        var total = 0
+        while total < input.count {
+            let size = Int(generator.next() % 97) + 1
+            pieces.append(size)
+            total += size
+        }
+        let random = run(pieces)
+        #expect(random.0 == whole.0, "a random split differs from whole", sourceLocation: sourceLocation)
+        #expect(random.1 == whole.1, sourceLocation: sourceLocation)
+    }
+    return warcItems(input, types: types, limits: limits)
+}
+
+extension FramedItem {
+    var record: ResponseRecord? {
+        if case .record(let r) = self { return r }
+        return nil
+    }
+    var failure: FramingFailure? {
+        if case .failure(let f) = self { return f }
+        return nil
+    }
+}
+
+@Suite("WARC framer")
+struct WARCFramerTests {
+    // MARK: - Plain, per-record gzip, whole gzip
+
+    @Test func plainPerRecordGzipAndWholeGzipAgree() throws {
+        let plain = WARCFixtures.small.flatMap { $0 }
+        var plainOffsets: [Int64] = []
+        var at = 0
+        for record in WARCFixtures.small {
+            plainOffsets.append(Int64(at))
+            at += record.count
+        }
+        let (perRecord, memberOffsets) = WARCFixtures.gzipPerRecord(WARCFixtures.small)
+        let whole = WARCFixtures.gzipMember(plain)
+
+        let a = warcEverySplit(plain)
+        let b = warcEverySplit(perRecord)
+        let c = warcEverySplit(whole)
+        #expect(a.map(\.offset) == plainOffsets)
+        #expect(b.map(\.offset) == memberOffsets)
+        // Gzip as a whole: the first record starts the member; the others are at their place in the inflated stream.
+        #expect(c.map(\.offset) == plainOffsets)
+        func strip(_ item: FramedItem) -> String {
+            guard let r = item.record else { return "failure" }
+            return "\(r.warc!) \(r.url ?? "-") \(r.status) \(r.headers.fields.map(\.name)) \(r.body)"
+        }
+        #expect(a.map(strip) == b.map(strip))
+        #expect(a.map(strip) == c.map(strip))
+        #expect(a.allSatisfy { $0.record?.warnings.isEmpty == true })
+        #expect(b.allSatisfy { $0.record?.warnings.isEmpty == true })
+        #expect(c.first?.record?.warnings.isEmpty == true)
+        for item in c.dropFirst() {
+            #expect(item.record?.warnings == [
+                "offset is in the decompressed stream: the gzip member at 0 holds more than one record"
+            ])
+        }
+        #expect(a.map { $0.record?.warc?.type } == ["warcinfo", "response", "request", "resource", "metadata"])
+    }
+
+    @Test func responseRecordIsTheHTTPResponse() throws {
+        let items = warcEverySplit(WARCFixtures.response(WARCFixtures.json, id: "<urn:uuid:r>"))
+        let record = try #require(items.first?.record)
+        #expect(record.status == 200)
+        #expect(record.headers.last("Content-Type") == "application/json")
+        #expect(record.body == Array("{\"foo\":\"bar\"}".utf8))
+        #expect(record.url == "http://example.com/")
+        #expect(record.warc == WARCRecordInfo(type: "response", recordId: "<urn:uuid:r>", date: "2024-01-02T03:04:05Z"))
+        #expect(record.warnings.isEmpty)
+    }
+
+    @Test(arguments: [
+        "application/http; msgtype=response", "application/http;msgtype=response", "Application/HTTP; MsgType=\"response\"",
+        "application/http", "application/http; charset=utf-8; msgtype=response",
+    ])
+    func responseContentTypesAreParsed(_ contentType: String) throws {
+        let items = warcItems(WARCFixtures.response(WARCFixtures.json, contentType: contentType))
+        #expect(try #require(items.first?.record).headers.last("Content-Type") == "application/json")
+    }
+
+    @Test func responseWithAnotherContentTypeIsLikeAResource() throws {
+        let items = warcItems(WARCFixtures.response(WARCFixtures.json, contentType: "text/plain"))
+        let record = try #require(items.first?.record)
+        #expect(record.status == 200 && record.headers.fields == [.init(name: "Content-Type", value: "text/plain")])
+        #expect(record.body == Array(WARCFixtures.json.utf8))
+    }
+
+    @Test func interimResponsesAreSkipped() throws {
+        let http = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"
+        let record = try #require(warcItems(WARCFixtures.response(http)).first?.record)
+        #expect(record.status == 201 && record.body == Array("ok".utf8) && record.warnings.count == 1)
+    }
+
+    @Test func httpContentLengthThatDiffersIsAWarning() throws {
+        let http = "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort"
+        let record = try #require(warcItems(WARCFixtures.response(http)).first?.record)
+        #expect(record.body == Array("short".utf8))
+        #expect(record.warnings == [
+            "HTTP Content-Length 50 differs from the 5 body bytes in the record (the WARC Content-Length decides)"
+        ])
+    }
+
+    @Test func blockWithoutAnHTTPHeadIsMalformed() throws {
+        let items = warcEverySplit(
+            WARCFixtures.response("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n") + WARCFixtures.small[3])
+        let failure = try #require(items.first?.failure)
+        #expect(failure.error.code == .malformedRecord && failure.warc?.type == "response")
+        #expect(failure.url == "http://example.com/")
+        #expect(items.count == 2 && items[1].record?.warc?.type == "resource")
+        let garbage = try #require(warcItems(WARCFixtures.response("hello")).first?.failure)
+        #expect(garbage.error.code == .malformedRecord)
+    }
+
+    @Test func contentEncodingIsLeftForTheDecoders() throws {
+        let gz = WARCFixtures.gzipMember(Array("{}".utf8))
+        let head = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(gz.count)\r\n\r\n"
+        let block = Array(head.utf8) + gz
+        let items = warcItems(
+            WARCFixtures.record(
+                "response", fields: [("Content-Type", "application/http; msgtype=response")], block: block))
+        #expect(try #require(items.first?.record).body == gz)
+    }
+
+    // MARK: - Chunked bodies
+
+    static let chunked =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 1\r\n\r\n"
+
+    @Test func chunkedResponseIsDechunkedWithTrailers() throws {
+        let record = try #require(warcEverySplit(WARCFixtures.response(Self.chunked)).first?.record)
+        #expect(record.body == Array("hello world".utf8))
+        #expect(record.trailers?.fields == [.init(name: "X-Sum", value: "1")])
+        #expect(record.warnings.isEmpty)
+    }
+
+    @Test func storedDechunkedBodyIsTakenAsIs() throws {
+        // Common Crawl and warcio store the body de-chunked but keep the header.
+        for body in ["<html>hello</html>", "abc\nnot a chunk", "5\r\nhelloX", ""] {
+            let http = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body
+            let record = try #require(warcItems(WARCFixtures.response(http)).first?.record, "\(body)")
+            #expect(record.body == Array(body.utf8))
+            #expect(record.warnings.count == (body.isEmpty ? 0 : 1), "\(record.warnings)")
+        }
+    }
+
+    @Test func chunkErrorAfterTheFirstChunkIsMalformed() throws {
+        let http = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nmore"
+        let items = warcEverySplit(WARCFixtures.response(http) + WARCFixtures.small[3])
+        let failure = try #require(items.first?.failure)
+        #expect(failure.error.code == .malformedRecord && failure.status == 200)
+        #expect(failure.error.message.hasPrefix("chunked body: "))
+        #expect(items[1].record?.warc?.type == "resource")
+        // Unless the writer says it cut the record short: then what was de-chunked is kept.
+        let cut = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n9\r\nwor"
+        let record = try #require(
+            warcItems(WARCFixtures.response(cut, fields: [("WARC-Truncated", "length")])).first?.record)
+        #expect(record.body == Array("hello".utf8))
+        #expect(record.warnings.count == 2, "\(record.warnings)")
+        #expect(record.warnings[0].hasPrefix("WARC-Truncated: length"))
+    }
+
+    // MARK: - Record types
+
+    @Test func resourceRecord() throws {
+        let record = try #require(warcEverySplit(WARCFixtures.small[3]).first?.record)
+        #expect(record.status == 200)
+        #expect(record.headers.fields == [.init(name: "Content-Type", value: "text/plain")])
+        #expect(record.body == Array("plain text".utf8))
+        #expect(record.url == "http://example.com/b.txt")
+        let bare = try #require(warcItems(WARCFixtures.record("resource", block: "x")).first?.record)
+        #expect(bare.headers.isEmpty && bare.body == [0x78])
+    }
+
+    @Test func typesNotChosenAreCountedNotYielded() {
+        var framer = WARCFramer()
+        let items = warcItems(&framer, WARCFixtures.small.flatMap { $0 } + WARCFixtures.small[0])
+        #expect(items.map { $0.record?.warc?.type } == ["response", "resource"])
+        #expect(framer.skippedRecords == ["warcinfo": 2, "request": 1, "metadata": 1])
+        // Per-record gzip counts the same.
+        var gz = WARCFramer(types: ["metadata", "REQUEST"])
+        let gzItems = warcItems(&gz, WARCFixtures.gzipPerRecord(WARCFixtures.small).bytes)
+        #expect(gzItems.map { $0.record?.warc?.type } == ["request", "metadata"])
+        #expect(gz.skippedRecords == ["warcinfo": 1, "response": 1, "resource": 1])
+        // Counting does not depend on the split.
+        warcEverySplit(WARCFixtures.small.flatMap { $0 }, types: WARCFramer.defaultTypes)
+    }
+
+    @Test func typesNilYieldsEveryRecord() {
+        var framer = WARCFramer(types: nil)
+        let items = warcItems(&framer, WARCFixtures.small.flatMap { $0 })
+        #expect(items.count == 5 && items.allSatisfy { $0.record != nil })
+        #expect(framer.skippedRecords.isEmpty)
+    }
+
+    @Test func framingErrorsOfSkippedTypesAreStillFailures() throws {
+        var framer = WARCFramer()
+        let bad = WARCFixtures.record("warcinfo", block: "abc", contentLength: "1")
+        let items = warcItems(&framer, bad + WARCFixtures.small[3])
+        #expect(items.count == 2)
+        #expect(items[0].failure?.warc?.type == "warcinfo" && items[0].failure?.error.code == .malformedRecord)
+        #expect(framer.skippedRecords.isEmpty)
+    }
+
+    @Test func revisitWithAnHTTPHead() throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 606\r\n\r\n"
+        let revisit = WARCFixtures.record(
+            "revisit",
+            fields: [
+                ("Content-Type", "application/http; msgtype=response"),
+                ("WARC-Payload-Digest", "sha1:G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK"),
+            ], block: head)
+        let record = try #require(warcItems(revisit, types: ["revisit"]).first?.record)
+        // The payload is in another record: its digest is not checked here, and the empty body is no surprise.
+        #expect(record.status == 200 && record.body.isEmpty && record.warnings.isEmpty && record.warc?.digest == nil)
+        #expect(record.headers.last("Content-Type") == "text/html")
+    }
+
+    // MARK: - Content-Length
+
+    @Test(arguments: [nil, "-1", "18446744073709551616", "abc", "1 2", "+5", ""])
+    func invalidContentLengthIsMalformed(_ value: String?) throws {
+        var record = Array("WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:x>\r\n".utf8)
+        if let value { record += Array("Content-Length: \(value)\r\n".utf8) }
+        record += Array("\r\nsome block\r\n\r\n".utf8)
+        let items = warcEverySplit(record + WARCFixtures.small[3])
+        #expect(items.count == 2, "\(items.map(describeWARC))")
+        let failure = try #require(items.first?.failure)
+        #expect(failure.error.code == .malformedRecord && failure.offset == 0)
+        #expect(failure.warc?.recordId == "<urn:uuid:x>")
+        #expect(failure.bytes == Int64(record.count))
+        #expect(items[1].record?.offset == Int64(record.count))
+    }
+
+    @Test func differingContentLengthsAreMalformed() {
+        let record = Array("WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab\r\n\r\n".utf8)
+        #expect(warcItems(record).map(describeWARC) == ["@0 malformedRecord resource"])
+    }
+
+    @Test func missingWARCTypeIsMalformed() {
+        let record = Array("WARC/1.0\r\nContent-Length: 2\r\n\r\nab\r\n\r\n".utf8)
+        #expect(warcItems(record + WARCFixtures.small[3]).map(describeWARC) == [
+            "@0 malformedRecord -", "@\(record.count) resource 200 body=\"plain text\"",
+        ])
+    }
+
+    // MARK: - Truncation
+
+    /// Every cut inside a record gives a truncatedRecord or malformedRecord item for it; records before it are whole.
+    @Test func everyCutOfAPlainWARCGivesAnErrorItem() {
+        let records = WARCFixtures.small
+        let input = records.flatMap { $0 }
+        var ends: [Int] = []
+        var at = 0
+        for record in records {
+            at += record.count
+            ends.append(at)
+        }
+        for cut in 1..<input.count {
+            let items = warcItems(Array(input[..<cut]))
+            let whole = ends.filter { $0 <= cut }.count
+            let failures = items.compactMap(\.failure)
+            #expect(items.prefix(whole).allSatisfy { $0.record != nil }, "cut \(cut)")
+            if ends.contains(cut) {
+                #expect(items.count == whole && failures.isEmpty, "cut \(cut)")
+            } else {
+                #expect(
+                    failures.count == 1 && [.truncatedRecord, .malformedRecord].contains(failures[0].error.code),
+                    "cut \(cut): \(items.map(describeWARC))")
+                #expect(items.count == whole + 1, "cut \(cut)")
+            }
+        }
+    }
+
+    @Test func everyCutOfAGzipWARCGivesAnErrorItem() {
+        let (input, offsets) = WARCFixtures.gzipPerRecord(WARCFixtures.small)
+        for cut in 1..<input.count {
+            let items = warcItems(Array(input[..<cut]))
+            let whole = offsets.dropFirst().filter { $0 <= cut }.count
+            let failures = items.compactMap(\.failure)
+            #expect(items.prefix(whole).allSatisfy { $0.record != nil }, "cut \(cut)")
+            if offsets.contains(Int64(cut)) {
+                #expect(items.count == whole && failures.isEmpty, "cut \(cut)")
+            } else {
+                // One byte cannot be told from a plain file that starts with garbage.
+                let code: RecordError.Code = cut == 1 ? .malformedRecord : .truncatedRecord
+                #expect(failures.count == 1 && failures[0].error.code == code, "cut \(cut): \(items.map(describeWARC))")
+                #expect(failures.first?.offset == offsets[whole], "cut \(cut)")
+                #expect(items.count == whole + 1, "cut \(cut)")
+            }
+        }
+    }
+
+    @Test func truncationMessages() throws {
+        let record = WARCFixtures.small[3]
+        let inBlock = try #require(warcItems(Array(record.dropLast(6))).first?.failure)
+        #expect(inBlock.error.message == "input ended 2 bytes before the end of the block (Content-Length 10)")
+        #expect(inBlock.warc?.type == "resource" && inBlock.url == "http://example.com/b.txt")
+        #expect(inBlock.bytes == Int64(record.count - 6))
+        let beforeTrailer = try #require(warcItems(Array(record.dropLast(4))).first?.failure)
+        #expect(beforeTrailer.error.message == "input ended before the CRLF CRLF that ends the record")
+        let gz = WARCFixtures.gzipMember(record)
+        let gzCut = try #require(warcItems(Array(gz.dropLast(3))).first?.failure)
+        // All of the record was inflated; the member's CRC was not there to check it.
+        #expect(gzCut.error.code == .truncatedRecord && gzCut.warc?.type == "resource")
+        #expect(gzCut.error.message == "input ended inside the gzip member at 0, before its end")
+    }
+
+    /// A Content-Length that overshoots the end of input must not swallow the records inside the block.
+    @Test func truncatedBlockKeepsTheRecordsItOverlaps() {
+        let liar = WARCFixtures.record("resource", id: "<urn:uuid:liar>", block: "x", contentLength: "5000")
+        let input = liar + WARCFixtures.small[3] + WARCFixtures.small[1]
+        #expect(warcEverySplit(input).map(describeWARC) == [
+            "@0 truncatedRecord resource",
+            "@\(liar.count) resource 200 body=\"plain text\"",
+            "@\(liar.count + WARCFixtures.small[3].count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+        ])
+    }
+
+    // MARK: - Record ends
+
+    @Test func blockNotFollowedByCRLFCRLF() throws {
+        // Content-Length too short (warcio's example-trunc.warc): the record fails, the next one is read.
+        let short = WARCFixtures.record("resource", uri: "http://example.com/s", id: "<urn:uuid:s>", block: "plain text", contentLength: "8")
+        let items = warcEverySplit(short + WARCFixtures.small[1])
+        #expect(items.map(describeWARC) == [
+            "@0 malformedRecord resource", "@\(short.count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+        ])
+        let failure = try #require(items.first?.failure)
+        #expect(failure.error.message == "the block is not followed by CRLF CRLF: its Content-Length (8) is probably wrong")
+        #expect(failure.url == "http://example.com/s" && failure.warc?.recordId == "<urn:uuid:s>")
+        #expect(failure.bytes == Int64(short.count) && failure.excerpt == short)
+
+        // Too long: the block runs into the next record, which is still found.
+        let long = WARCFixtures.record("resource", block: "plain text", contentLength: "30")
+        let next = WARCFixtures.small[1] + WARCFixtures.small[3]
+        #expect(warcEverySplit(long + next).map(describeWARC) == [
+            "@0 malformedRecord resource", "@\(long.count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+            "@\(long.count + WARCFixtures.small[1].count) resource 200 body=\"plain text\"",
+        ])
+    }
+
+    @Test func bareLineFeedsAndBlankLinesBetweenRecords() {
+        let lf = Array("WARC/1.0\nWARC-Type: resource\nContent-Length: 2\n\nab\n\n".utf8)
+        let input = Array("\r\n\n".utf8) + lf + Array("\r\n\r\n\n".utf8) + WARCFixtures.small[3] + Array("\r\n".utf8)
+        #expect(warcEverySplit(input).map(describeWARC) == [
+            "@3 resource 200 body=\"ab\"", "@\(3 + lf.count + 5) resource 200 body=\"plain text\"",
+        ])
+    }
+
+    @Test func garbageBetweenRecordsIsOneFailure() {
+        let input = WARCFixtures.small[3] + Array("garbage\nmore garbage\n".utf8) + WARCFixtures.small[3]
+        let items = warcEverySplit(input)
+        let n = WARCFixtures.small[3].count
+        #expect(items.map(describeWARC) == [
+            "@0 resource 200 body=\"plain text\"", "@\(n) malformedRecord -", "@\(n + 21) resource 200 body=\"plain text\"",
+        ])
+        #expect(items[1].failure?.bytes == 21)
+        #expect(items[1].failure?.error.message == "expected a version line starting with 'WARC/', found 'g'")
+    }
+
+    @Test func versions() {
+        for version in ["1.0", "1.1", "0.17", "0.18"] {
+            let items = warcItems(WARCFixtures.record("resource", block: "x", version: version))
+            #expect(items.first?.record != nil, "\(version)")
+        }
+        let two = WARCFixtures.record("resource", block: "x", version: "2.0")
+        let items = warcEverySplit(two + WARCFixtures.small[3])
+        #expect(items.map(describeWARC) == ["@0 malformedRecord -", "@\(two.count) resource 200 body=\"plain text\""])
+    }
+
+    @Test func headerSectionLimit() {
+        let limits = Limits(maxHeaderBytes: 200)
+        let big = WARCFixtures.record("resource", fields: [("X-Long", String(repeating: "a", count: 300))], block: "x")
+        let items = warcEverySplit(big + WARCFixtures.small[3], limits: limits)
+        #expect(items.map(describeWARC) == ["@0 limitExceeded -", "@\(big.count) resource 200 body=\"plain text\""])
+    }
+
+    @Test func oversizeBlockIsSkippedWithoutBuffering() throws {
+        let limits = Limits(maxHeaderBytes: 1024, maxBodyBytes: 4096)
+        let block = [UInt8](repeating: 0x61, count: 1 << 20)
+        let big = WARCFixtures.record("resource", block: block)
+        let input = big + WARCFixtures.small[3]
+        var framer = WARCFramer(limits: limits)
+        var items: [FramedItem] = []
+        var most = 0
+        var start = 0
+        while start < input.count {
+            let end = min(input.count, start + 1000)
+            framer.append(Array(input[start..<end]))
+            while let item = framer.next() { items.append(item) }
+            most = max(most, framer.bufferedByteCount)
+            start = end
+        }
+        framer.finish()
+        while let item = framer.next() { items.append(item) }
+        #expect(most < 8 * 1024, "buffered \(most) bytes")
+        #expect(items.map(describeWARC) == ["@0 limitExceeded resource", "@\(big.count) resource 200 body=\"plain text\""])
+        #expect(items[0].failure?.bytes == Int64(big.count))
+        // The same in gzip, and for a type that is not chosen (then nothing is yielded, one record is counted).
+        let gz = WARCFixtures.gzipPerRecord([big, WARCFixtures.small[3]]).bytes
+        #expect(warcItems(gz, limits: limits).map(describeWARC) == [
+            "@0 limitExceeded resource", "@\(WARCFixtures.gzipMember(big).count) resource 200 body=\"plain text\"",
+        ])
+        var skipping = WARCFramer(limits: limits, types: ["response"])
+        #expect(warcItems(&skipping, input).isEmpty && skipping.skippedRecords == ["resource": 2])
+        // A declared length far beyond the input allocates nothing: the record is cut short.
+        let liar = WARCFixtures.record("resource", block: "x", contentLength: "1000000000000000")
+        #expect(warcItems(liar, limits: limits).map(describeWARC) == ["@0 truncatedRecord resource"])
+    }
+
+    // MARK: - gzip members
+
+    @Test func corruptMiddleMemberCostsOneRecord() throws {
+        let records = [WARCFixtures.small[1], WARCFixtures.small[3], WARCFixtures.small[1]]
+        let members = records.map { WARCFixtures.gzipMember($0) }
+        for damage in ["deflate data", "CRC"] {
+            var middle = members[1]
+            if damage == "CRC" { middle[middle.count - 6] ^= 0xFF } else { middle[14] ^= 0xFF }
+            let input = members[0] + middle + members[2]
+            let items = warcEverySplit(input)
+            #expect(items.count == 3, "\(damage): \(items.map(describeWARC))")
+            #expect(items[0].record?.offset == 0)
+            let failure = try #require(items[1].failure)
+            #expect(failure.error.code == .malformedRecord && failure.offset == Int64(members[0].count))
+            #expect(failure.error.message.hasPrefix("the gzip member at \(members[0].count) is corrupt: "), "\(failure.error)")
+            #expect(items[2].record?.offset == Int64(members[0].count + middle.count))
+        }
+    }
+
+    @Test func garbageAfterTheLastMember() throws {
+        let gz = WARCFixtures.gzipMember(WARCFixtures.small[3])
+        let items = warcEverySplit(gz + Array("trailing junk".utf8))
+        #expect(items.map(describeWARC) == ["@0 resource 200 body=\"plain text\"", "@\(gz.count) malformedRecord -"])
+        // A gzip member right after the junk is read again.
+        let again = warcEverySplit(gz + Array("junk".utf8) + gz)
+        #expect(again.map(describeWARC) == [
+            "@0 resource 200 body=\"plain text\"", "@\(gz.count) malformedRecord -", "@\(gz.count + 4) resource 200 body=\"plain text\"",
+        ])
+    }
+
+    @Test func recordSplitAcrossMembers() {
+        // Members that do not follow records (warcio's example-wrong-chunks.warc.gz): the inflated stream is framed.
+        let plain = WARCFixtures.small[1] + WARCFixtures.small[3]
+        let cut = WARCFixtures.small[1].count + 10
+        let first = WARCFixtures.gzipMember(Array(plain[..<40]))
+        let second = WARCFixtures.gzipMember(Array(plain[40..<cut]))
+        let third = WARCFixtures.gzipMember(Array(plain[cut...]))
+        let items = warcEverySplit(first + second + third)
+        #expect(items.map(describeWARC) == [
+            "@0 response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+            "@\(WARCFixtures.small[1].count) resource 200 body=\"plain text\" warnings=1",
+        ])
+        #expect(items[1].record?.warnings == [
+            "offset is in the decompressed stream: the gzip member at \(first.count) holds more than one record"
+        ])
+    }
+
+    @Test func emptyMembersAndFillerBeforeARecordKeepTheMemberOffset() {
+        let empty = WARCFixtures.gzipMember([])
+        let record = WARCFixtures.gzipMember(Array("\r\n".utf8) + WARCFixtures.small[3])
+        let items = warcEverySplit(empty + record + empty)
+        #expect(items.map(describeWARC) == ["@\(empty.count) resource 200 body=\"plain text\""])
+    }
+
+    @Test func gzipExtraFieldIsSkipped() throws {
+        // FLG.FEXTRA with a subfield, as in jwarc's gzip_extra_sl.warc.gz.
+        var member = WARCFixtures.gzipMember(WARCFixtures.small[3])
+        member[3] |= 0x04
+        member.insert(contentsOf: [0x06, 0x00, 0x73, 0x6C, 0x02, 0x00, 0x01, 0x02], at: 10)
+        #expect(warcEverySplit(member).map(describeWARC) == ["@0 resource 200 body=\"plain text\""])
+    }
+
+    // MARK: - Digests
+
+    static let textSHA1Base32 = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"  // sha1 of ""
+
+    @Test(arguments: [
+        ("sha1:T6KEHOHT3A3BKQPYPESWFMYFB5ZB5ZJU", DigestCheck?.some(.ok)),  // Base32
+        ("sha1:9f9443b8f3d8361541f8792562b3050f721ee534", .ok),  // hex
+        ("SHA1:9F9443B8F3D8361541F8792562B3050F721EE534", .ok),
+        ("sha1:n5RDuPPYNhVB+HklYrMFD3Ie5TQ=", .ok),  // base64
+        ("sha1:n5RDuPPYNhVB-HklYrMFD3Ie5TQ", .ok),  // base64url, unpadded
+        ("sha-1:t6kehoht3a3bkqpypeswfmyfb5zb5zju", .ok),
+        ("md5:MbxcK4/U8gzXRzR7dQSjhQ==", .ok),
+        ("sha256:c9ecf5e54c7b3f2640ecca21f96d4c3625a2b7935104f41c5ede29935a9e52c9", .ok),
+        ("sha256:1e25ffe2b6c0b0a8e7b8b1e8e4cb7d5cd1c1d9a0c5d1a6bd2b4f5a98e8e4c2f0", .mismatch),
+        ("sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", .mismatch),
+        ("sha1:1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", .mismatch),  // not Base32 (warcio's example-digest.warc)
+        ("md5:dgS4u3t6FaNI1SzsZo5ULw==", .mismatch),
+        ("crc32:12345678", nil),
+        ("sha1:tooshort", nil),
+        ("no colon", nil),
+    ])
+    func payloadDigestOfAResource(_ field: String, _ expected: DigestCheck?) throws {
+        let input = WARCFixtures.record("resource", fields: [("WARC-Payload-Digest", field)], block: "plain text")
+        let record = try #require(warcItems(input).first?.record)
+        #expect(record.warc?.digest == expected, "\(field)")
+        if expected == nil || field.hasPrefix("sha1:111") {
+            #expect(record.warnings.count == 1, "\(field)")
+        } else {
+            #expect(record.warnings.isEmpty, "\(field)")
+        }
+        var off = WARCFramer(verifyDigests: false)
+        let unchecked = try #require(warcItems(&off, input).first?.record)
+        #expect(unchecked.warc?.digest == nil && unchecked.warnings.isEmpty)
+    }
+
+    @Test func digestAlgorithms() throws {
+        let body = Array("plain text".utf8)
+        for algorithm in [PayloadDigest.Algorithm.sha1, .sha256, .sha512, .md5] {
+            let digest = try #require(body.withUnsafeBufferPointer { PayloadDigest.digest(algorithm, of: $0) })
+            #expect(digest.count == algorithm.length)
+            let hex = digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            let input = WARCFixtures.record(
+                "resource", fields: [("WARC-Payload-Digest", "\(algorithm.rawValue):\(hex)")], block: body)
+            #expect(try #require(warcItems(input).first?.record).warc?.digest == .ok, "\(algorithm)")
+        }
+        #expect(PayloadDigest.digest(.sha1, of: UnsafeBufferPointer(start: nil, count: 0)) != nil)
+    }
+
+    @Test func payloadDigestOfAResponseIsOverTheBodyChunkedOrNot() throws {
+        func digest(_ text: String) -> String {
+            let bytes = Array(text.utf8)
+            return "sha1:" + bytes.withUnsafeBufferPointer { PayloadDigest.digest(.sha1, of: $0)! }.map {
+                String($0, radix: 16).leftPadded(to: 2)
+            }.joined()
+        }
+        let storedChunks = "5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 1\r\n\r\n"
+        for (value, expected) in [
+            (digest("hello world"), DigestCheck.ok), (digest(storedChunks), .ok), (digest("hello"), .mismatch),
+        ] {
+            let record = try #require(
+                warcItems(WARCFixtures.response(Self.chunked, fields: [("WARC-Payload-Digest", value)])).first?.record)
+            #expect(record.warc?.digest == expected)
+        }
+        let plain = try #require(
+            warcItems(WARCFixtures.response(WARCFixtures.json, fields: [("WARC-Payload-Digest", digest("{\"foo\":\"bar\"}"))]))
+                .first?.record)
+        #expect(plain.warc?.digest == .ok)
+    }
+
+    @Test func payloadDigestOfARequestIsOverItsBody() throws {
+        let request = WARCFixtures.record(
+            "request", fields: [
+                ("Content-Type", "application/http; msgtype=request"),
+                ("WARC-Payload-Digest", "sha1:\(Self.textSHA1Base32)"),
+            ], block: "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+        let record = try #require(warcItems(request).first?.record)
+        #expect(record.warc?.digest == .ok && record.body.count == 37)
+    }
+
+    // MARK: - Fields
+
+    @Test func warcTruncatedIsAWarning() throws {
+        let input = WARCFixtures.record("resource", fields: [("WARC-Truncated", "length")], block: "x")
+        let record = try #require(warcItems(input).first?.record)
+        #expect(record.warnings == ["WARC-Truncated: length: the writer cut this record's content short"])
+    }
+
+    @Test func targetURIRepairs() throws {
+        let wget = try #require(warcItems(WARCFixtures.record("resource", uri: "<http://example.com/>", block: "x")).first?.record)
+        #expect(wget.url == "http://example.com/" && wget.warnings.isEmpty)
+        let spaces = try #require(
+            warcItems(WARCFixtures.record("resource", uri: "file:///example with spaces.png", block: "x")).first?.record)
+        #expect(spaces.url == "file:///example%20with%20spaces.png")
+        #expect(spaces.warnings == ["spaces in WARC-Target-URI replaced by %20"])
+    }
+
+    @Test func foldedAndUTF8FieldsInTheHeader() throws {
+        let text = "WARC/1.0\nWARC-Type: metadata\nWhitespace:     one  two\nFold: a\n b\nFold-Trim: a\n  b\n c\n"
+            + "Snowman: \u{2603}\nContent-Length: 0\n\n"
+        let header = try Array(text.utf8).withUnsafeBufferPointer { try WARCHeader.parse($0).get() }
+        #expect(header.version == "1.0")
+        #expect(header.fields.last("Whitespace") == "one  two")
+        #expect(header.fields.last("Fold") == "a b")
+        #expect(header.fields.last("Fold-Trim") == "a b c")
+        #expect(header.fields.last("Snowman") == "\u{2603}")
+        #expect(header.warnings.count == 3)
+        let items = warcEverySplit(Array((text + "\n\n").utf8))
+        let record = try #require(items.first?.record)
+        #expect(record.warc?.type == "metadata" && record.body.isEmpty && record.warnings.count == 3)
+    }
+
+    @Test func emptyInputGivesNothing() {
+        #expect(warcItems([]).isEmpty)
+        #expect(warcItems([0x1F]).map(describeWARC) == ["@0 malformedRecord -"])
+        #expect(warcItems([0x1F, 0x8B]).map(describeWARC) == ["@0 truncatedRecord -"])
+    }
+
+    /// Every case above in one stream, plain and gzip per record: whole, byte by byte and random splits agree.
+    @Test func anySplitGivesTheSameItems() {
+        let records: [[UInt8]] = WARCFixtures.small + [
+            WARCFixtures.response(Self.chunked),
+            Array("garbage\n".utf8),
+            WARCFixtures.record("resource", block: "plain text", contentLength: "8"),
+            WARCFixtures.record("resource", fields: [("WARC-Payload-Digest", "sha1:\(Self.textSHA1Base32)")], block: ""),
+            WARCFixtures.record("resource", block: "x", contentLength: "-1"),
+            WARCFixtures.small[3],
+            WARCFixtures.record("resource", block: "x", contentLength: "100"),
+        ]
+        let plain = warcEverySplit(records.flatMap { $0 })
+        #expect(plain.count == 12, "\(plain.map(describeWARC))")
+        let gz = warcEverySplit(WARCFixtures.gzipPerRecord(records).bytes)
+        #expect(gz.count == 12, "\(gz.map(describeWARC))")
+        warcEverySplit(WARCFixtures.gzipMember(records.flatMap { $0 }))
+    }
+}
