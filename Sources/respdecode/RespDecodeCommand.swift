@@ -9,7 +9,9 @@ struct RespDecodeCommand: ParsableCommand {
         commandName: "respdecode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
         discussion: """
-            Reads raw HTTP/1.x response streams from FILEs (or standard input), validates each response's status and \
+            Reads captured responses from FILEs (or standard input) -- raw HTTP/1.x streams, WARC (plain or gzip), HAR \
+            or ndjson records, each input's framing detected from its first bytes -- undoes Content-Encoding, \
+            validates each response's status and \
             MIME type as AFNetworking does, decodes its body with the first decoder of the chain that accepts the \
             type, and writes one JSON line per record, in input order. Logs and warnings go to standard error.
 
@@ -23,6 +25,20 @@ struct RespDecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How input is framed: \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
         valueName: "format"))
     var input = "auto"
+
+    @Option(help: ArgumentHelp("WARC record types that become lines, comma-separated, or 'all' (the others are skipped "
+        + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
+    var warcTypes = "response,resource"
+
+    @Flag(help: "Do not check WARC-Payload-Digest (no \"digest\" key; saves a SHA-1 over every payload).")
+    var noDigestCheck = false
+
+    @Flag(help: "A WARC payload digest mismatch is a digestMismatch error on the line (the value is still decoded).")
+    var strictDigests = false
+
+    @Flag(help: ArgumentHelp("Take a missing or application/octet-stream MIME type from the body's first bytes (the "
+        + "line says \"sniffed\": true)."))
+    var sniff = false
 
     @Option(help: ArgumentHelp("Decoders to try, in order (available: \(availableDecoders)).", valueName: "names"))
     var chain = DecoderRegistry.all.map(\.name).joined(separator: ",")
@@ -115,6 +131,11 @@ struct RespDecodeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"))
     var files: [String] = []
 
+    /// The record types of WARC 1.1 (§6).
+    static let warcTypeNames = [
+        "warcinfo", "response", "resource", "request", "metadata", "revisit", "conversion", "continuation",
+    ]
+
     static var availableDecoders: String { DecoderRegistry.all.map(\.name).joined(separator: ", ") }
 
     func makeConfiguration() throws -> Configuration {
@@ -124,6 +145,23 @@ struct RespDecodeCommand: ParsableCommand {
                 + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         configuration.input = inputFormat
+        if warcTypes == "all" {
+            configuration.warcTypes = nil
+        } else {
+            var types: Set<String> = []
+            for name in warcTypes.split(separator: ",").map({ String($0.trimmingCharacters()).lowercased() }) {
+                guard Self.warcTypeNames.contains(name) else {
+                    throw ValidationError("unknown WARC record type '\(name)' in --warc-types; expected 'all' or some of: "
+                        + Self.warcTypeNames.joined(separator: ", "))
+                }
+                types.insert(name)
+            }
+            guard !types.isEmpty else { throw ValidationError("--warc-types names no record type") }
+            configuration.warcTypes = types
+        }
+        configuration.verifyDigests = !noDigestCheck
+        configuration.strictDigests = strictDigests
+        configuration.sniff = sniff
         guard let style = OutputStyle(rawValue: output) else {
             throw ValidationError("unknown --output '\(output)'; expected ndjson or pretty")
         }
@@ -235,6 +273,10 @@ struct RespDecodeCommand: ParsableCommand {
         } catch .failed(let message) {
             logger.critical("cannot write output: \(message)")
             throw ExitCode(3)
+        }
+        if !summary.skipped.isEmpty {
+            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
         }
         if summary.failedInputs > 0 { throw ExitCode(3) }
         if strict && summary.ok < summary.records { throw ExitCode(1) }

@@ -21,6 +21,18 @@ public struct Configuration: Sendable {
     /// AFNetworking's `imageScale`: when set, image values carry `pointWidth`/`pointHeight`. Default: nil (not
     /// written).
     public var imageScale: Double?
+    /// WARC record types that become records (`--warc-types`); `nil`: every type. Default: `response` and
+    /// `resource`; the others are skipped and counted.
+    public var warcTypes: Set<String>?
+    /// Check each WARC record's `WARC-Payload-Digest` and report `digest` (`--no-digest-check` turns it off).
+    /// Default: true.
+    public var verifyDigests: Bool
+    /// A WARC payload digest mismatch is a `digestMismatch` error on the line (the value is still decoded), not
+    /// only `"digest":"mismatch"`. Default: false.
+    public var strictDigests: Bool
+    /// A missing or `application/octet-stream` MIME type is taken from the body's first bytes (``Sniffing``).
+    /// Default: false.
+    public var sniff: Bool
     /// Line format. Default: `.ndjson`.
     public var outputStyle: OutputStyle
     /// Bounds against hostile input.
@@ -35,6 +47,10 @@ public struct Configuration: Sendable {
         xmlKeepWhitespace: Bool = false,
         imageInflate: Bool = false,
         imageScale: Double? = nil,
+        warcTypes: Set<String>? = ["response", "resource"],
+        verifyDigests: Bool = true,
+        strictDigests: Bool = false,
+        sniff: Bool = false,
         outputStyle: OutputStyle = .ndjson,
         limits: Limits = Limits()
     ) {
@@ -46,6 +62,10 @@ public struct Configuration: Sendable {
         self.xmlKeepWhitespace = xmlKeepWhitespace
         self.imageInflate = imageInflate
         self.imageScale = imageScale
+        self.warcTypes = warcTypes
+        self.verifyDigests = verifyDigests
+        self.strictDigests = strictDigests
+        self.sniff = sniff
         self.outputStyle = outputStyle
         self.limits = limits
     }
@@ -57,6 +77,12 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case auto
     /// A stream of raw HTTP/1.x responses.
     case http
+    /// WARC/1.0 or 1.1 records, plain or gzip (per record or as a whole).
+    case warc
+    /// A HAR 1.2 document.
+    case har
+    /// One JSON record object per line.
+    case ndjson
 }
 
 /// How result lines are written (SPEC §4).

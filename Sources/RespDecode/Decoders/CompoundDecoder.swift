@@ -28,10 +28,11 @@ public struct CompoundDecoder: Sendable {
     private func writeFailureLine(_ failure: FramingFailure, source: ResultLine.Source, into out: OutputBuffer) -> Bool {
         let line = ResultLine(out)
         line.begin(source)
+        line.provenance(id: failure.id, url: failure.url, method: failure.method, warc: failure.warc)
         if let status = failure.status { line.integer("status", status) }
         if let headers = failure.headers {
             var ignored: [String] = []
-            writeContentType(of: headers, line: line, warnings: &ignored)
+            line.contentType(Self.contentType(of: headers, warnings: &ignored).mimeType)
         }
         line.string("decoder", "none")
         line.bool("ok", false)
@@ -45,70 +46,93 @@ public struct CompoundDecoder: Sendable {
         let line = ResultLine(out)
         var warnings = record.warnings
         line.begin(source)
-        if let id = record.id { line.string("id", id) }
-        if let url = record.url { line.string("url", url) }
-        if let method = record.method { line.string("method", method) }
+        line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc)
         line.integer("status", record.status)
 
-        let (mimeType, charset) = writeContentType(of: record.headers, line: line, warnings: &warnings)
-
+        var (mimeType, charset) = Self.contentType(of: record.headers, warnings: &warnings)
         let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
-        if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
-        line.integer("bodyBytes", record.body.count)
 
-        let statusError =
+        // A status error, and with --strict-digests a payload digest mismatch, still let the body decode: the line
+        // then has the value and the error (SPEC §3.5).
+        var recordError =
             configuration.acceptableStatusCodes.contains(record.status) ? nil : Validation.statusError(record.status)
-        // The chain, on the body with its content codings undone.
-        func decodeBody(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
-            if let entry = configuration.chain.first(where: { $0.accepts(mimeType) }) {
-                return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
-                    statusError: statusError, line: line, warnings: &warnings)
-            }
-            if configuration.strictTypes && !(mimeType == nil && body.isEmpty) {
-                let typeError = Validation.contentTypeError(mimeType)
-                return fail(line, decoder: raw.name, statusError?.chained(over: typeError) ?? typeError, body: body)
-            }
-            // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
-            if let statusError { return fail(line, decoder: raw.name, statusError, body: body) }
-            return decode(body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
-                warnings: &warnings)
+        if configuration.strictDigests, record.warc?.digest == .mismatch {
+            recordError = RecordError(.digestMismatch, "WARC-Payload-Digest does not match the payload")
+                .chained(over: recordError)
         }
-        let ok = record.body.withUnsafeBufferPointer { framed -> Bool in
+
+        return record.body.withUnsafeBufferPointer { framed -> Bool in
             // Content-Encoding is undone first (SPEC §3.1); a HAR body is already decoded, an empty one has nothing
             // to undo. Everything after this sees the decoded body; a failure keeps the bytes as framed in `body`.
             var decoded: [UInt8]?
+            var decodingError: RecordError?
             if !framed.isEmpty && !record.contentDecoded && codings.contains(where: { $0 != "identity" }) {
                 do throws(RecordError) {
                     let outcome = try ContentDecoding.decode(framed, codings: codings, limits: configuration.limits)
                     warnings += outcome.warnings
-                    if outcome.codingsUndone > 0 {
-                        line.integer("decodedBytes", outcome.body.count)
-                        decoded = outcome.body
-                    }
+                    if outcome.codingsUndone > 0 { decoded = outcome.body }
                 } catch {
-                    return fail(line, decoder: "none", error.chained(over: statusError), body: framed)
+                    decodingError = error
                 }
             }
-            return decoded?.withUnsafeBufferPointer(decodeBody) ?? decodeBody(framed)
+            let ok = decoded.withUnsafeBufferPointerOr(framed) { body -> Bool in
+                // --sniff: a missing or generic type is taken from the (decoded) body's first bytes.
+                var sniffed = false
+                if configuration.sniff && decodingError == nil && Sniffing.isSniffable(mimeType),
+                    let type = Sniffing.mimeType(of: body)
+                {
+                    mimeType = type
+                    charset = nil
+                    sniffed = true
+                }
+                line.contentType(mimeType)
+                if sniffed { line.bool("sniffed", true) }
+                if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
+                line.integer("bodyBytes", framed.count)
+                if let decoded { line.integer("decodedBytes", decoded.count) }
+                if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
+                if let decodingError {
+                    return fail(line, decoder: "none", decodingError.chained(over: recordError), body: framed)
+                }
+                return decodeBody(body, mimeType: mimeType, charset: charset, recordError: recordError, line: line,
+                    warnings: &warnings)
+            }
+            if let trailers = record.trailers { line.fields("trailers", trailers) }
+            if !warnings.isEmpty { line.stringArray("warnings", warnings) }
+            line.end()
+            return ok
         }
-        if let trailers = record.trailers { line.fields("trailers", trailers) }
-        if !warnings.isEmpty { line.stringArray("warnings", warnings) }
-        line.end()
-        return ok
     }
 
-    /// Writes `"contentType"` (the MIME type of SPEC §3.2, or null) and returns it with the `charset` parameter.
-    @discardableResult
-    private func writeContentType(
-        of headers: HeaderFields, line: ResultLine, warnings: inout [String]
+    /// The chain, on the body with its content codings undone.
+    private func decodeBody(
+        _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, recordError: RecordError?,
+        line: ResultLine, warnings: inout [String]
+    ) -> Bool {
+        if let entry = configuration.chain.first(where: { $0.accepts(mimeType) }) {
+            return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
+                statusError: recordError, line: line, warnings: &warnings)
+        }
+        if configuration.strictTypes && !(mimeType == nil && body.isEmpty) {
+            let typeError = Validation.contentTypeError(mimeType)
+            return fail(line, decoder: raw.name, recordError?.chained(over: typeError) ?? typeError, body: body)
+        }
+        // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
+        if let recordError { return fail(line, decoder: raw.name, recordError, body: body) }
+        return decode(body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
+            warnings: &warnings)
+    }
+
+    /// The MIME type of SPEC §3.2 (or nil) with the `charset` parameter; several differing Content-Type fields give
+    /// a warning, and the last one counts.
+    private static func contentType(
+        of headers: HeaderFields, warnings: inout [String]
     ) -> (mimeType: String?, charset: String?) {
         let contentTypes = headers.values("Content-Type")
         if contentTypes.count > 1 && contentTypes.contains(where: { $0 != contentTypes[0] }) {
             warnings.append("several differing Content-Type fields; the last one is used")
         }
         let mimeType = contentTypes.last.flatMap(MediaType.mimeType(ofContentType:))
-        line.key("contentType")
-        if let mimeType { line.out.appendJSONString(mimeType) } else { line.out.append(ascii: "null") }
         return (mimeType, contentTypes.last.flatMap(MediaType.charset(ofContentType:)))
     }
 
@@ -157,5 +181,17 @@ public struct CompoundDecoder: Sendable {
     private func attachBody(_ body: UnsafeBufferPointer<UInt8>, line: ResultLine) {
         let kept = UnsafeBufferPointer(rebasing: body.prefix(configuration.limits.maxErrorBodyBytes))
         line.body(kept, total: Int64(body.count))
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    /// Runs `body` on this array's bytes, or on `fallback` when there is no array.
+    fileprivate func withUnsafeBufferPointerOr<R>(
+        _ fallback: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        switch self {
+        case .some(let array): array.withUnsafeBufferPointer(body)
+        case .none: body(fallback)
+        }
     }
 }

@@ -1,7 +1,7 @@
 /// Writes the pieces of a result line (SPEC §4). Keys appear in this order, each only when it has a value:
 ///
-///     seq offset input id url method status contentType contentEncoding bodyBytes decoder ok value error body
-///     trailers warnings
+///     seq offset input id url method warcType warcRecordId warcDate status contentType sniffed contentEncoding
+///     bodyBytes decodedBytes digest decoder ok value error body trailers warnings
 ///
 /// `seq`, `offset`, `decoder` and `ok` are always present; `status` and `contentType` whenever a response head was
 /// read (`contentType` is `null` when the response had none).
@@ -29,6 +29,24 @@ public struct ResultLine {
         out.append(ascii: ",\"offset\":")
         out.append(decimal: source.offset)
         if let input = source.input { string("input", input) }
+    }
+
+    /// `id`, `url`, `method`, and the WARC record's `warcType`, `warcRecordId` and `warcDate`, where known.
+    func provenance(id: String?, url: String?, method: String?, warc: WARCRecordInfo?) {
+        if let id { string("id", id) }
+        if let url { string("url", url) }
+        if let method { string("method", method) }
+        if let warc {
+            string("warcType", warc.type)
+            if let recordId = warc.recordId { string("warcRecordId", recordId) }
+            if let date = warc.date { string("warcDate", date) }
+        }
+    }
+
+    /// `"contentType"`: the MIME type, or `null`.
+    func contentType(_ mimeType: String?) {
+        key("contentType")
+        if let mimeType { out.appendJSONString(mimeType) } else { out.append(ascii: "null") }
     }
 
     /// Closes the line with `}` and a line feed.

@@ -31,6 +31,8 @@ public struct RunSummary: Sendable, Equatable {
     public var ok = 0
     /// Inputs that could not be opened or read to the end.
     public var failedInputs = 0
+    /// Records read and deliberately not decoded (WARC record types not chosen), by kind.
+    public var skipped: [String: Int] = [:]
 }
 
 /// Reads inputs in large chunks, frames them, decodes every record and writes its line, in input order.
@@ -106,20 +108,47 @@ public final class StreamRunner {
             }
             format = detected ?? .http
         }
-        var framer = InputDetection.makeFramer(format, limits: configuration.limits)
+        // One specialised loop per framing: the framer's calls stay direct.
+        let limits = configuration.limits
+        switch format {
+        case .auto, .http:
+            var framer = HTTPStreamFramer(limits: limits)
+            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+        case .warc:
+            var framer = WARCFramer(
+                limits: limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
+            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+        case .har:
+            var framer = HARFramer(limits: limits)
+            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+        case .ndjson:
+            var framer = NDJSONFramer(limits: limits)
+            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+        }
+    }
+
+    /// Feeds the rest of the input through `framer`, writing every item's line, and counts what it skipped.
+    private func pump<Framer: RecordFramer>(
+        _ framer: inout Framer, fd: Int32, prefix: [UInt8], ended: Bool, chunk: UnsafeMutableBufferPointer<UInt8>,
+        input: InputSource
+    ) throws(OutputFailure) {
         framer.append(prefix)
         try drain(&framer, input: input)
-
+        var ended = ended
         while !ended {
             // About to block on a pipe with nothing in it: let the reader downstream have what is done.
             if out.count > 0 && !inputReady(fd) { try flush() }
             let n = readSome(fd, into: chunk, input: input)
-            if n <= 0 { break }
+            if n <= 0 {
+                ended = true
+                break
+            }
             framer.append(UnsafeBufferPointer(rebasing: chunk[0..<n]))
             try drain(&framer, input: input)
         }
         framer.finish()
         try drain(&framer, input: input)
+        summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
     }
 
     /// Reads up to a chunk; 0 at end of input, -1 after a read error (logged, counted).

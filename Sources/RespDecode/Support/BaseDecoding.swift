@@ -10,48 +10,89 @@ enum BaseDecoding {
     static func base64(
         _ text: UnsafeBufferPointer<UInt8>, urlSafe: Bool = false, ignoringWhitespace: Bool = false
     ) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 4 * 3 + 3)
-        var accumulator: UInt32 = 0
-        var pending = 0  // characters in `accumulator`
-        var padding = 0
-        for byte in text {
-            let value = base64Values[Int(byte)]
-            if value < 64 {
-                if value >= 62 && (byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")) && !urlSafe { return nil }
-                guard padding == 0 else { return nil }
-                accumulator = accumulator << 6 | UInt32(value)
-                pending += 1
-                if pending == 4 {
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> 8))
-                    out.append(UInt8(truncatingIfNeeded: accumulator))
-                    accumulator = 0
-                    pending = 0
+        var failed = false
+        let capacity = text.count / 4 * 3 + 3
+        let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var o = 0
+            // Fast path: whole quads of alphabet characters (the bulk of any body), four table look-ups and one
+            // check. It stops at the first quad holding anything else (padding, white space, a bad byte) and leaves
+            // the rest to the careful loop below; URL-alphabet characters count as "anything else" unless `urlSafe`.
+            var start = 0
+            let table = urlSafe ? base64URLValues : base64StandardValues
+            table.withUnsafeBufferPointer { values in
+                let n = text.count
+                while start + 4 <= n {
+                    let a = values[Int(text[start])], b = values[Int(text[start + 1])]
+                    let c = values[Int(text[start + 2])], d = values[Int(text[start + 3])]
+                    guard (a | b | c | d) < 64 else { break }
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[o] = UInt8(truncatingIfNeeded: v >> 16)
+                    buffer[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    buffer[o + 2] = UInt8(truncatingIfNeeded: v)
+                    o += 3
+                    start += 4
                 }
-            } else if value == padValue {
-                padding += 1
-                guard padding <= 2 else { return nil }
-            } else if value == spaceValue && ignoringWhitespace {
-                continue
-            } else {
-                return nil
             }
+            var accumulator: UInt32 = 0
+            var pending = 0  // characters in `accumulator`
+            var padding = 0
+            count = 0
+            for byte in text[start...] {
+                let value = base64Values[Int(byte)]
+                if value < 64 {
+                    if value >= 62 && (byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")) && !urlSafe {
+                        failed = true
+                        return
+                    }
+                    guard padding == 0 else {
+                        failed = true
+                        return
+                    }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    pending += 1
+                    if pending == 4 {
+                        buffer[o] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                        buffer[o + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                        buffer[o + 2] = UInt8(truncatingIfNeeded: accumulator)
+                        o += 3
+                        accumulator = 0
+                        pending = 0
+                    }
+                } else if value == padValue {
+                    padding += 1
+                    guard padding <= 2 else {
+                        failed = true
+                        return
+                    }
+                } else if value == spaceValue && ignoringWhitespace {
+                    continue
+                } else {
+                    failed = true
+                    return
+                }
+            }
+            switch pending {
+            case 0:
+                failed = padding != 0
+            case 2:
+                failed = !(padding == 0 || padding == 2) || accumulator & 0xF != 0
+                if !failed {
+                    buffer[o] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                    o += 1
+                }
+            case 3:
+                failed = padding > 1 || accumulator & 0x3 != 0
+                if !failed {
+                    buffer[o] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                    buffer[o + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                    o += 2
+                }
+            default:
+                failed = true
+            }
+            if !failed { count = o }
         }
-        switch pending {
-        case 0:
-            guard padding == 0 else { return nil }
-        case 2:
-            guard padding == 0 || padding == 2, accumulator & 0xF == 0 else { return nil }
-            out.append(UInt8(truncatingIfNeeded: accumulator >> 4))
-        case 3:
-            guard padding <= 1, accumulator & 0x3 == 0 else { return nil }
-            out.append(UInt8(truncatingIfNeeded: accumulator >> 10))
-            out.append(UInt8(truncatingIfNeeded: accumulator >> 2))
-        default:
-            return nil
-        }
-        return out
+        return failed ? nil : out
     }
 
     static func base64(_ text: String, urlSafe: Bool = false, ignoringWhitespace: Bool = false) -> [UInt8]? {
@@ -119,6 +160,15 @@ enum BaseDecoding {
 private let padValue: UInt8 = 64
 private let spaceValue: UInt8 = 65
 private let invalidValue: UInt8 = 255
+
+/// Each byte's value in the standard alphabet only, and in the URL alphabet only (`invalidValue` otherwise), for the
+/// fast path.
+private let base64StandardValues: [UInt8] = base64Values.enumerated().map { byte, value in
+    value < 64 && byte != Int(UInt8(ascii: "-")) && byte != Int(UInt8(ascii: "_")) ? value : invalidValue
+}
+private let base64URLValues: [UInt8] = base64Values.enumerated().map { byte, value in
+    value < 64 && byte != Int(UInt8(ascii: "+")) && byte != Int(UInt8(ascii: "/")) ? value : invalidValue
+}
 
 /// Each byte's base64 value (both alphabets), `padValue` for `=`, `spaceValue` for ASCII white space.
 private let base64Values: [UInt8] = {

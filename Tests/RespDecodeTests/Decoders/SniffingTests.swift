@@ -1,0 +1,64 @@
+import Testing
+
+@testable import RespDecode
+
+@Suite("Sniffing (--sniff)")
+struct SniffingTests {
+    static func sniff(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBufferPointer(Sniffing.mimeType) }
+    static func sniff(_ text: String) -> String? { sniff(Array(text.utf8)) }
+
+    @Test(arguments: [
+        ("{\"a\":1}", "application/json"),
+        ("  \n[1,2]", "application/json"),
+        ("\u{FEFF}{}", "application/json"),
+        ("<?xml version=\"1.0\"?><feed/>", "application/xml"),
+        ("<rss version=\"2.0\"/>", "application/xml"),
+        ("\n<_x/>", "application/xml"),
+        ("<?xml version=\"1.0\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"x\">\n<plist>", "application/x-plist"),
+        ("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict/></plist>", "application/x-plist"),
+        ("<plist version=\"1.0\"><true/></plist>", "application/x-plist"),
+        ("<!DOCTYPE html><html></html>", "text/html"),
+        ("<!doctype HTML>", "text/html"),
+        ("<HTML><body>", "text/html"),
+        ("<!-- a comment -->\n<html><body>", "text/html"),
+        ("<!-- generated --><feed/>", "application/xml"),
+        ("<?xml version=\"1.0\"?><!DOCTYPE html><html/>", "text/html"),
+        ("bplist00\u{D0}\u{08}", "application/x-bplist"),
+        ("GIF89a\u{1}\u{0}\u{1}\u{0}", "image/gif"),
+        ("GIF87a", "image/gif"),
+        ("II*\u{0}\u{8}\u{0}\u{0}\u{0}", "image/tiff"),
+        ("MM\u{0}*\u{0}\u{0}\u{0}\u{8}", "image/tiff"),
+        ("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ", "image/webp"),
+    ])
+    func signatures(_ body: String, _ type: String) {
+        #expect(Self.sniff(body) == type, "\(body.debugDescription)")
+    }
+
+    @Test func binarySignatures() {
+        #expect(Self.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) == "image/png")
+        #expect(Self.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == "image/jpeg")
+        var bmp = [UInt8](repeating: 0, count: 54)
+        bmp[0] = UInt8(ascii: "B")
+        bmp[1] = UInt8(ascii: "M")
+        bmp[14] = 40
+        #expect(Self.sniff(bmp) == "image/bmp")
+        bmp[14] = 41  // not a DIB header size: "BM" alone is too weak a sign
+        #expect(Self.sniff(bmp) == nil)
+        var ico: [UInt8] = [0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0]
+        #expect(Self.sniff(ico) == "image/x-icon")
+        ico[4] = 0  // no entries
+        #expect(Self.sniff(ico) == nil)
+    }
+
+    @Test(arguments: ["", "   ", "plain text", "<!-- never closed", "<!-- c --> text", "<", "< b", "<1>", "%PDF-1.7", "PK\u{3}\u{4}", "\u{0}\u{0}\u{0}\u{0}"])
+    func nothingWithConfidence(_ body: String) {
+        #expect(Self.sniff(body) == nil, "\(body.debugDescription)")
+    }
+
+    @Test func sniffableTypes() {
+        #expect(Sniffing.isSniffable(nil))
+        #expect(Sniffing.isSniffable("application/octet-stream"))
+        #expect(!Sniffing.isSniffable("text/plain"))
+        #expect(!Sniffing.isSniffable("application/json"))
+    }
+}

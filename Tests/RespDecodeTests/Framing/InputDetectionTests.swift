@@ -1,0 +1,46 @@
+import Testing
+
+@testable import RespDecode
+
+@Suite("Input detection (SPEC §2 auto)")
+struct InputDetectionTests {
+    static func detect(_ bytes: [UInt8]) -> InputFormat? {
+        bytes.withUnsafeBufferPointer(InputDetection.detect)
+    }
+
+    static func detect(_ text: String) -> InputFormat? { detect(Array(text.utf8)) }
+
+    @Test(arguments: [
+        ("HTTP/1.1 200 OK\r\n", InputFormat.http),
+        ("\r\n\r\nHTTP/1.0 404 Not Found\n", .http),
+        ("WARC/1.1\r\nWARC-Type: warcinfo\r\n", .warc),
+        ("WARC/1.0\r\n", .warc),
+        ("{\"log\":{\"version\":\"1.2\"", .har),
+        ("{\n  \"log\": {\n    \"version\": \"1.2\",", .har),
+        ("\u{FEFF}{\r\n\t\"log\": {", .har),
+        ("{\"status\":200,\"headers\":[],\"body\":\"\"}\n", .ndjson),
+        ("{\"id\":\"log\",\"status\":200}", .ndjson),
+        ("  {\"logs\":1}", .ndjson),
+    ])
+    func text(_ prefix: String, _ format: InputFormat) {
+        #expect(Self.detect(prefix) == format, "\(prefix.debugDescription)")
+    }
+
+    @Test func gzipIsWARC() {
+        #expect(Self.detect([0x1F, 0x8B, 0x08, 0x00]) == .warc)
+        #expect(Self.detect([0x1F, 0x8B]) == .warc)
+        #expect(Self.detect([0x1F]) == nil)
+    }
+
+    @Test(arguments: ["", "   ", "<html>", "[1,2]", "GET / HTTP/1.1\r\n", "HTTP", "WARC", "PK\u{3}\u{4}"])
+    func unknown(_ prefix: String) {
+        #expect(Self.detect(prefix) == nil, "\(prefix.debugDescription)")
+    }
+
+    /// The runner decides on at most `prefixLength` bytes: an indented HAR must be recognisable within them.
+    @Test func prefixIsLongEnoughForAnIndentedHAR() {
+        let har = Array("\u{FEFF}{\n    \"log\": {".utf8)
+        #expect(har.count <= InputDetection.prefixLength)
+        #expect(Self.detect(har) == .har)
+    }
+}
