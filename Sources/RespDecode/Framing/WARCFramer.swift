@@ -22,7 +22,8 @@
      input ends inside a record ................................. truncatedRecord (then the same search, so records
                                                                   inside a block whose length overshoots are kept)
 
- Bare LF line ends are accepted in the header and after the block; blank lines between records are filler.
+ Bare LF line ends are accepted in the header and after the block; blank lines between records are filler. In gzip
+ input a member whose data starts with `WARC/` is also a place where the search for the next record stops.
 
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (Support/GzipMembers.swift).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
@@ -32,6 +33,8 @@
  record it holds. A record that ends where the inflated data ends, inside a member not finished yet, is held until
  zlib has checked that member: if the member turns out corrupt or cut short, the record becomes that failure (a
  `.warc.gz` cut anywhere gives an error item, never a silent end).
+
+ A failure's `bytes` counts the bytes it stands for in the stream framed: inflated bytes, for gzip input.
 
  Memory: the framer holds the record being framed (bounded by the limits) and unparsed input; compressed input is
  inflated only as the framer asks for it. A framer holds a reference to its gzip state: do not copy one mid-stream.
@@ -584,8 +587,8 @@ public struct WARCFramer: RecordFramer {
 
     // MARK: - Resynchronisation
 
-    /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`), adding the
-    /// skipped bytes to the pending failure.
+    /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`; in gzip input also
+    /// to a member whose data starts with `WARC/`), adding the skipped bytes to the pending failure.
     private mutating func stepResync(checkHere: Bool) -> Bool {
         if checkHere {
             if starts(with: "WARC/", at: position) {
@@ -596,28 +599,38 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
         }
         let pattern: StaticString = "\nWARC/"
-        var found: Int?
+        // Where the next record starts: after a line end, or (gzip) at the start of a member.
+        var hit: Int?
+        // How far the skipping may go while nothing is found: not past what could still become a match.
+        var skipLimit = dataEnded ? buffer.count : max(position, buffer.count - (pattern.utf8CodeUnitCount - 1))
         var from = position
         while let newline = find(0x0A, from: from), newline + 1 < buffer.count {
             if starts(with: pattern, at: newline) {
-                found = newline
+                hit = newline + 1
                 break
             }
             if isPrefix(of: pattern, at: newline) { break }
             from = newline + 1
         }
-        if let found {
-            skipIntoFailure(found + 1 - position)
+        for boundary in boundaries where boundary.start > currentOffset {
+            let index = Int(boundary.start - bufferOffset)
+            guard index < buffer.count && index < (hit ?? buffer.count) else { break }
+            if starts(with: "WARC/", at: index) {
+                hit = index
+                break
+            }
+            if !dataEnded && isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
+        }
+        if let hit {
+            skipIntoFailure(hit - position)
             finishFailure()
             return true
         }
+        skipIntoFailure(max(0, skipLimit - position))
         if dataEnded {
-            skipIntoFailure(available)
             finishFailure()
             return true
         }
-        // Keep what could be the start of the pattern.
-        skipIntoFailure(max(0, available - (pattern.utf8CodeUnitCount - 1)))
         return false
     }
 
@@ -696,7 +709,7 @@ public struct WARCFramer: RecordFramer {
     /// Inflates more input, or handles what the inflater reports. Returns `false` when nothing happened.
     private mutating func pump() -> Bool {
         guard mode == .gzip, let inflater, !dataEnded else { return false }
-        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 256 * 1024) }
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 32 * 1024) }
         let event = scratch.withUnsafeMutableBufferPointer { inflater.next(into: $0) }
         switch event {
         case .memberStart(let member):

@@ -588,6 +588,38 @@ struct WARCFramerTests {
         }
     }
 
+    /// A member that inflates to far more than it is (a bomb) is inflated only as framing asks for it.
+    @Test func inflatedDataIsBoundedByWhatFramingHolds() {
+        let limits = Limits(maxHeaderBytes: 1024, maxBodyBytes: 64 * 1024)
+        let zeros = [UInt8](repeating: 0, count: 16 << 20)
+        let oversize = WARCFixtures.gzipMember(WARCFixtures.record("resource", block: zeros), level: 1)
+        let garbage = WARCFixtures.gzipMember(zeros, level: 1)
+        let next = WARCFixtures.gzipMember(WARCFixtures.small[3])
+        for (input, expected) in [
+            (oversize + next, ["@0 limitExceeded resource", "@\(oversize.count) resource 200 body=\"plain text\""]),
+            (garbage + next, ["@0 malformedRecord -", "@\(garbage.count) resource 200 body=\"plain text\""]),
+        ] {
+            var framer = WARCFramer(limits: limits)
+            var items: [FramedItem] = []
+            var most = 0
+            var start = 0
+            while start < input.count {
+                let end = min(input.count, start + 4096)
+                framer.append(Array(input[start..<end]))
+                while let item = framer.next() {
+                    items.append(item)
+                    most = max(most, framer.bufferedByteCount)
+                }
+                most = max(most, framer.bufferedByteCount)
+                start = end
+            }
+            framer.finish()
+            while let item = framer.next() { items.append(item) }
+            #expect(items.map(describeWARC) == expected)
+            #expect(most <= 256 * 1024, "buffered \(most) bytes")
+        }
+    }
+
     @Test func garbageAfterTheLastMember() throws {
         let gz = WARCFixtures.gzipMember(WARCFixtures.small[3])
         let items = warcEverySplit(gz + Array("trailing junk".utf8))
