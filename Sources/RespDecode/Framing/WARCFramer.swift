@@ -350,7 +350,10 @@ public struct WARCFramer: RecordFramer {
     private mutating func stepBlock(headerLength: Int, blockLength: Int) -> Bool {
         let blockStart = position + headerLength
         let blockEnd = blockStart + blockLength
-        pruneBoundaries(upTo: bufferOffset + Int64(blockEnd))
+        // Member starts inside the header cannot start a record; inside the block they can, if its length is wrong.
+        // Many tiny members inside a block are only kept up to a bound.
+        let pruneTo = boundaries.count > 1024 ? blockEnd : blockStart
+        pruneBoundaries(upTo: bufferOffset + Int64(pruneTo))
         guard blockEnd <= buffer.count else {
             guard dataEnded else { return false }
             let missing = blockEnd - buffer.count
@@ -389,20 +392,19 @@ public struct WARCFramer: RecordFramer {
     /// A whole record with its CRLF CRLF is at `position`: its item (or its count), then the next record.
     private mutating func completeRecord(blockStart: Int, blockEnd: Int, total: Int) {
         guard let record = current, let header = record.header else { return }
-        let type = header.type
-        var result: Held
-        if type == nil {
-            var failure = fromCurrent(.malformedRecord, "the WARC header has no WARC-Type")
-            failure.excerpt = excerpt(from: position, count: total)
-            failure.bytes = Int64(total)
-            result = .item(.failure(failure), bytes: Int64(total))
-        } else if !record.selected {
-            result = .skip(type: type!.lowercased(), failure: fromCurrent(.malformedRecord, ""))
+        let result: Held
+        if let type = header.type, !record.selected {
+            result = .skip(type: type.lowercased(), failure: fromCurrent(.malformedRecord, ""))
         } else {
-            let built = buffer.withUnsafeBufferPointer { all in
-                WARCBlock.response(
-                    header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]), offset: record.offset,
-                    warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+            let built: Result<ResponseRecord, WARCBlock.Problem>
+            if header.type == nil {
+                built = .failure(WARCBlock.Problem(.malformedRecord, "the WARC header has no WARC-Type"))
+            } else {
+                built = buffer.withUnsafeBufferPointer { all in
+                    WARCBlock.response(
+                        header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]),
+                        offset: record.offset, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+                }
             }
             switch built {
             case .success(let response):
@@ -420,6 +422,7 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func stepSkip(_ remaining: Int) -> Bool {
+        pruneBoundaries(upTo: currentOffset)
         if remaining == 0 {
             state = .trailer
             return true
@@ -590,6 +593,7 @@ public struct WARCFramer: RecordFramer {
     /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`; in gzip input also
     /// to a member whose data starts with `WARC/`), adding the skipped bytes to the pending failure.
     private mutating func stepResync(checkHere: Bool) -> Bool {
+        pruneBoundaries(upTo: currentOffset)
         if checkHere {
             if starts(with: "WARC/", at: position) {
                 finishFailure()

@@ -648,6 +648,16 @@ struct WARCFramerTests {
         ])
     }
 
+    @Test func oneMemberPerByte() {
+        let plain = WARCFixtures.small[3] + WARCFixtures.small[1]
+        let members = plain.map { WARCFixtures.gzipMember([$0]) }
+        let items = warcEverySplit(members.flatMap { $0 }, randomRuns: 5)
+        #expect(items.map(describeWARC) == [
+            "@0 resource 200 body=\"plain text\"",
+            "@\(members.prefix(WARCFixtures.small[3].count).map(\.count).reduce(0, +)) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+        ])
+    }
+
     @Test func emptyMembersAndFillerBeforeARecordKeepTheMemberOffset() {
         let empty = WARCFixtures.gzipMember([])
         let record = WARCFixtures.gzipMember(Array("\r\n".utf8) + WARCFixtures.small[3])
