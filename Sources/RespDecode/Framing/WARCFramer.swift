@@ -250,7 +250,8 @@ public struct WARCFramer: RecordFramer {
         switch state {
         case .start: return stepStart()
         case .header: return stepHeader()
-        case .block(let headerLength, let blockLength): return stepBlock(headerLength: headerLength, blockLength: blockLength)
+        case .block(let headerLength, let blockLength):
+            return stepBlock(headerLength: headerLength, blockLength: blockLength)
         case .skip(let remaining): return stepSkip(remaining)
         case .trailer: return stepTrailer()
         case .resync(let checkHere): return stepResync(checkHere: checkHere)
@@ -270,7 +271,8 @@ public struct WARCFramer: RecordFramer {
         }
         if isPrefix(of: "WARC/", at: position) {
             guard dataEnded else { return false }
-            beginFailure(RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
+            beginFailure(
+                RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
             state = .resync(checkHere: false)
             return true
         }
@@ -287,9 +289,11 @@ public struct WARCFramer: RecordFramer {
 
     private mutating func stepHeader() -> Bool {
         let found = findHeaderEnd()
-        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes) {
+        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes)
+        {
             beginFailure(
-                fromCurrent(.limitExceeded, "WARC header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
+                fromCurrent(
+                    .limitExceeded, "WARC header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
             state = .resync(checkHere: false)
             return true
         }
@@ -299,7 +303,9 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
             return true
         }
-        let parsed = buffer.withUnsafeBufferPointer { WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<end])) }
+        let parsed = buffer.withUnsafeBufferPointer {
+            WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<end]))
+        }
         let header: WARCHeader
         switch parsed {
         case .failure(let problem):
@@ -360,7 +366,8 @@ public struct WARCFramer: RecordFramer {
             beginFailure(
                 fromCurrent(
                     .truncatedRecord,
-                    endMessage("input ended \(missing) bytes before the end of the block (Content-Length \(blockLength))")))
+                    endMessage(
+                        "input ended \(missing) bytes before the end of the block (Content-Length \(blockLength))")))
             skipIntoFailure(headerLength)
             state = .resync(checkHere: true)
             return true
@@ -369,7 +376,8 @@ public struct WARCFramer: RecordFramer {
         case .needMore:
             guard dataEnded else { return false }
             // The block is whole: its length is believed, and the rest of the input is this failure.
-            beginFailure(fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")))
+            beginFailure(
+                fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")))
             skipIntoFailure(available)
             finishFailure()
             return true
@@ -410,7 +418,8 @@ public struct WARCFramer: RecordFramer {
             case .success(let response):
                 result = .item(.record(response), bytes: Int64(total))
             case .failure(let problem):
-                var failure = fromCurrent(problem.code, problem.message, status: problem.status, headers: problem.headers)
+                var failure = fromCurrent(
+                    problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
                 result = .item(.failure(failure), bytes: Int64(total))
@@ -463,7 +472,8 @@ public struct WARCFramer: RecordFramer {
             if failure == nil {
                 beginFailure(
                     fromCurrent(
-                        .malformedRecord, "the block is not followed by CRLF CRLF: its Content-Length is probably wrong",
+                        .malformedRecord,
+                        "the block is not followed by CRLF CRLF: its Content-Length is probably wrong",
                         at: currentOffset),
                     excerpt: current?.headExcerpt ?? [])
             }
@@ -482,7 +492,10 @@ public struct WARCFramer: RecordFramer {
         }
     }
 
-    private enum Trailer { case ok(Int), bad, needMore }
+    private enum Trailer {
+        case ok(Int)
+        case bad, needMore
+    }
 
     /// Two line ends (CRLF, or bare LF) at `index`.
     private func trailer(at index: Int) -> Trailer {
@@ -512,12 +525,14 @@ public struct WARCFramer: RecordFramer {
         let header = current?.header
         let info = header.flatMap { header in
             header.type.map {
-                WARCRecordInfo(type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
+                WARCRecordInfo(
+                    type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
             }
         }
         return FramingFailure(
             offset: current?.offset ?? currentOffset,
-            error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status, headers: headers,
+            error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status,
+            headers: headers,
             url: header?.targetURI(warnings: &warnings), warc: info)
     }
 
@@ -794,7 +809,8 @@ public struct WARCFramer: RecordFramer {
             return failure
         case .item(.record(let record), let bytes):
             return FramingFailure(
-                offset: record.offset, error: RecordError(code, message), status: record.status, headers: record.headers,
+                offset: record.offset, error: RecordError(code, message), status: record.status,
+                headers: record.headers,
                 excerpt: Array(record.body.prefix(limits.maxErrorBodyBytes)), bytes: bytes, url: record.url,
                 warc: record.warc)
         case .skip(_, var failure):
