@@ -22,7 +22,8 @@
      input ends inside a record ................................. truncatedRecord (then the same search, so records
                                                                   inside a block whose length overshoots are kept)
 
- Bare LF line ends are accepted in the header and after the block; blank lines between records are filler.
+ Bare LF line ends are accepted in the header and after the block; blank lines between records are filler. In gzip
+ input a member whose data starts with `WARC/` is also a place where the search for the next record stops.
 
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (Support/GzipMembers.swift).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
@@ -32,6 +33,8 @@
  record it holds. A record that ends where the inflated data ends, inside a member not finished yet, is held until
  zlib has checked that member: if the member turns out corrupt or cut short, the record becomes that failure (a
  `.warc.gz` cut anywhere gives an error item, never a silent end).
+
+ A failure's `bytes` counts the bytes it stands for in the stream framed: inflated bytes, for gzip input.
 
  Memory: the framer holds the record being framed (bounded by the limits) and unparsed input; compressed input is
  inflated only as the framer asks for it. A framer holds a reference to its gzip state: do not copy one mid-stream.
@@ -247,7 +250,8 @@ public struct WARCFramer: RecordFramer {
         switch state {
         case .start: return stepStart()
         case .header: return stepHeader()
-        case .block(let headerLength, let blockLength): return stepBlock(headerLength: headerLength, blockLength: blockLength)
+        case .block(let headerLength, let blockLength):
+            return stepBlock(headerLength: headerLength, blockLength: blockLength)
         case .skip(let remaining): return stepSkip(remaining)
         case .trailer: return stepTrailer()
         case .resync(let checkHere): return stepResync(checkHere: checkHere)
@@ -267,7 +271,8 @@ public struct WARCFramer: RecordFramer {
         }
         if isPrefix(of: "WARC/", at: position) {
             guard dataEnded else { return false }
-            beginFailure(RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
+            beginFailure(
+                RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
             state = .resync(checkHere: false)
             return true
         }
@@ -284,9 +289,11 @@ public struct WARCFramer: RecordFramer {
 
     private mutating func stepHeader() -> Bool {
         let found = findHeaderEnd()
-        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes) {
+        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes)
+        {
             beginFailure(
-                fromCurrent(.limitExceeded, "WARC header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
+                fromCurrent(
+                    .limitExceeded, "WARC header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
             state = .resync(checkHere: false)
             return true
         }
@@ -296,7 +303,9 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
             return true
         }
-        let parsed = buffer.withUnsafeBufferPointer { WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<end])) }
+        let parsed = buffer.withUnsafeBufferPointer {
+            WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<end]))
+        }
         let header: WARCHeader
         switch parsed {
         case .failure(let problem):
@@ -347,14 +356,18 @@ public struct WARCFramer: RecordFramer {
     private mutating func stepBlock(headerLength: Int, blockLength: Int) -> Bool {
         let blockStart = position + headerLength
         let blockEnd = blockStart + blockLength
-        pruneBoundaries(upTo: bufferOffset + Int64(blockEnd))
+        // Member starts inside the header cannot start a record; inside the block they can, if its length is wrong.
+        // Many tiny members inside a block are only kept up to a bound.
+        let pruneTo = boundaries.count > 1024 ? blockEnd : blockStart
+        pruneBoundaries(upTo: bufferOffset + Int64(pruneTo))
         guard blockEnd <= buffer.count else {
             guard dataEnded else { return false }
             let missing = blockEnd - buffer.count
             beginFailure(
                 fromCurrent(
                     .truncatedRecord,
-                    endMessage("input ended \(missing) bytes before the end of the block (Content-Length \(blockLength))")))
+                    endMessage(
+                        "input ended \(missing) bytes before the end of the block (Content-Length \(blockLength))")))
             skipIntoFailure(headerLength)
             state = .resync(checkHere: true)
             return true
@@ -363,7 +376,8 @@ public struct WARCFramer: RecordFramer {
         case .needMore:
             guard dataEnded else { return false }
             // The block is whole: its length is believed, and the rest of the input is this failure.
-            beginFailure(fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")))
+            beginFailure(
+                fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")))
             skipIntoFailure(available)
             finishFailure()
             return true
@@ -386,26 +400,26 @@ public struct WARCFramer: RecordFramer {
     /// A whole record with its CRLF CRLF is at `position`: its item (or its count), then the next record.
     private mutating func completeRecord(blockStart: Int, blockEnd: Int, total: Int) {
         guard let record = current, let header = record.header else { return }
-        let type = header.type
-        var result: Held
-        if type == nil {
-            var failure = fromCurrent(.malformedRecord, "the WARC header has no WARC-Type")
-            failure.excerpt = excerpt(from: position, count: total)
-            failure.bytes = Int64(total)
-            result = .item(.failure(failure), bytes: Int64(total))
-        } else if !record.selected {
-            result = .skip(type: type!.lowercased(), failure: fromCurrent(.malformedRecord, ""))
+        let result: Held
+        if let type = header.type, !record.selected {
+            result = .skip(type: type.lowercased(), failure: fromCurrent(.malformedRecord, ""))
         } else {
-            let built = buffer.withUnsafeBufferPointer { all in
-                WARCBlock.response(
-                    header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]), offset: record.offset,
-                    warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+            let built: Result<ResponseRecord, WARCBlock.Problem>
+            if header.type == nil {
+                built = .failure(WARCBlock.Problem(.malformedRecord, "the WARC header has no WARC-Type"))
+            } else {
+                built = buffer.withUnsafeBufferPointer { all in
+                    WARCBlock.response(
+                        header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]),
+                        offset: record.offset, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+                }
             }
             switch built {
             case .success(let response):
                 result = .item(.record(response), bytes: Int64(total))
             case .failure(let problem):
-                var failure = fromCurrent(problem.code, problem.message, status: problem.status, headers: problem.headers)
+                var failure = fromCurrent(
+                    problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
                 result = .item(.failure(failure), bytes: Int64(total))
@@ -417,6 +431,7 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func stepSkip(_ remaining: Int) -> Bool {
+        pruneBoundaries(upTo: currentOffset)
         if remaining == 0 {
             state = .trailer
             return true
@@ -457,7 +472,8 @@ public struct WARCFramer: RecordFramer {
             if failure == nil {
                 beginFailure(
                     fromCurrent(
-                        .malformedRecord, "the block is not followed by CRLF CRLF: its Content-Length is probably wrong",
+                        .malformedRecord,
+                        "the block is not followed by CRLF CRLF: its Content-Length is probably wrong",
                         at: currentOffset),
                     excerpt: current?.headExcerpt ?? [])
             }
@@ -476,7 +492,10 @@ public struct WARCFramer: RecordFramer {
         }
     }
 
-    private enum Trailer { case ok(Int), bad, needMore }
+    private enum Trailer {
+        case ok(Int)
+        case bad, needMore
+    }
 
     /// Two line ends (CRLF, or bare LF) at `index`.
     private func trailer(at index: Int) -> Trailer {
@@ -506,12 +525,14 @@ public struct WARCFramer: RecordFramer {
         let header = current?.header
         let info = header.flatMap { header in
             header.type.map {
-                WARCRecordInfo(type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
+                WARCRecordInfo(
+                    type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
             }
         }
         return FramingFailure(
             offset: current?.offset ?? currentOffset,
-            error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status, headers: headers,
+            error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status,
+            headers: headers,
             url: header?.targetURI(warnings: &warnings), warc: info)
     }
 
@@ -584,9 +605,10 @@ public struct WARCFramer: RecordFramer {
 
     // MARK: - Resynchronisation
 
-    /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`), adding the
-    /// skipped bytes to the pending failure.
+    /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`; in gzip input also
+    /// to a member whose data starts with `WARC/`), adding the skipped bytes to the pending failure.
     private mutating func stepResync(checkHere: Bool) -> Bool {
+        pruneBoundaries(upTo: currentOffset)
         if checkHere {
             if starts(with: "WARC/", at: position) {
                 finishFailure()
@@ -596,28 +618,38 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
         }
         let pattern: StaticString = "\nWARC/"
-        var found: Int?
+        // Where the next record starts: after a line end, or (gzip) at the start of a member.
+        var hit: Int?
+        // How far the skipping may go while nothing is found: not past what could still become a match.
+        var skipLimit = dataEnded ? buffer.count : max(position, buffer.count - (pattern.utf8CodeUnitCount - 1))
         var from = position
         while let newline = find(0x0A, from: from), newline + 1 < buffer.count {
             if starts(with: pattern, at: newline) {
-                found = newline
+                hit = newline + 1
                 break
             }
             if isPrefix(of: pattern, at: newline) { break }
             from = newline + 1
         }
-        if let found {
-            skipIntoFailure(found + 1 - position)
+        for boundary in boundaries where boundary.start > currentOffset {
+            let index = Int(boundary.start - bufferOffset)
+            guard index < buffer.count && index < (hit ?? buffer.count) else { break }
+            if starts(with: "WARC/", at: index) {
+                hit = index
+                break
+            }
+            if !dataEnded && isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
+        }
+        if let hit {
+            skipIntoFailure(hit - position)
             finishFailure()
             return true
         }
+        skipIntoFailure(max(0, skipLimit - position))
         if dataEnded {
-            skipIntoFailure(available)
             finishFailure()
             return true
         }
-        // Keep what could be the start of the pattern.
-        skipIntoFailure(max(0, available - (pattern.utf8CodeUnitCount - 1)))
         return false
     }
 
@@ -696,7 +728,7 @@ public struct WARCFramer: RecordFramer {
     /// Inflates more input, or handles what the inflater reports. Returns `false` when nothing happened.
     private mutating func pump() -> Bool {
         guard mode == .gzip, let inflater, !dataEnded else { return false }
-        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 256 * 1024) }
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 32 * 1024) }
         let event = scratch.withUnsafeMutableBufferPointer { inflater.next(into: $0) }
         switch event {
         case .memberStart(let member):
@@ -777,7 +809,8 @@ public struct WARCFramer: RecordFramer {
             return failure
         case .item(.record(let record), let bytes):
             return FramingFailure(
-                offset: record.offset, error: RecordError(code, message), status: record.status, headers: record.headers,
+                offset: record.offset, error: RecordError(code, message), status: record.status,
+                headers: record.headers,
                 excerpt: Array(record.body.prefix(limits.maxErrorBodyBytes)), bytes: bytes, url: record.url,
                 warc: record.warc)
         case .skip(_, var failure):

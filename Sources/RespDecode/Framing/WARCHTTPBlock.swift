@@ -41,7 +41,8 @@ struct WARCHeader {
         guard let length = HTTPStreamFramer.contentLength(values.map { Substring($0) }) else {
             let list = values.map { "'\($0)'" }.joined(separator: ", ")
             return .failure(
-                WARCBlock.Problem(.malformedRecord, "invalid or differing WARC Content-Length \(list): the record cannot be framed"))
+                WARCBlock.Problem(
+                    .malformedRecord, "invalid or differing WARC Content-Length \(list): the record cannot be framed"))
         }
         return .success(length)
     }
@@ -71,14 +72,17 @@ struct WARCHeader {
         guard line.hasPrefix("WARC/"), versions.contains(String(line.dropFirst(5))) else {
             return .failure(
                 HeadParser.Problem(
-                    message: "version line '\(line.prefix(40))' is not WARC/1.0, WARC/1.1, WARC/0.17 or WARC/0.18", offset: 0))
+                    message: "version line '\(line.prefix(40))' is not WARC/1.0, WARC/1.1, WARC/0.17 or WARC/0.18",
+                    offset: 0))
         }
         switch HeadParser.parseFieldLines(bytes, firstLine: newline + 1) {
         case .failure(let problem):
             return .failure(problem)
         case .success(let (fields, warnings)):
             return .success(
-                WARCHeader(version: String(line.dropFirst(5)), fields: fields, warnings: warnings.map { "WARC header: " + $0 }))
+                WARCHeader(
+                    version: String(line.dropFirst(5)), fields: fields, warnings: warnings.map { "WARC header: " + $0 })
+            )
         }
     }
 }
@@ -138,7 +142,9 @@ enum WARCBlock {
         case .httpRequest, .other:
             guard block.count <= limits.maxBodyBytes else {
                 return .failure(
-                    Problem(.limitExceeded, "block of \(block.count) bytes exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"))
+                    Problem(
+                        .limitExceeded,
+                        "block of \(block.count) bytes exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"))
             }
             var fields = HeaderFields()
             if let contentType { fields.append(name: "Content-Type", value: contentType) }
@@ -169,7 +175,8 @@ enum WARCBlock {
                 case .some(true): info.digest = .ok
                 case .some(false): info.digest = .mismatch
                 case .none:
-                    warnings.append("libcrypto could not compute the \(expected.algorithm.rawValue) digest: not checked")
+                    warnings.append(
+                        "libcrypto could not compute the \(expected.algorithm.rawValue) digest: not checked")
                 }
             }
         }
@@ -232,13 +239,18 @@ enum WARCBlock {
             let limit = start + min(block.count - start, limits.maxHeaderBytes)
             guard let end = endOfFieldSection(block, from: start, to: limit) else {
                 if limit < block.count {
-                    return .failure(Problem(.limitExceeded, "HTTP header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
+                    return .failure(
+                        Problem(
+                            .limitExceeded,
+                            "HTTP header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
                 }
                 return .failure(Problem(.malformedRecord, "the block has no complete HTTP response head"))
             }
             switch HeadParser.parseResponseHead(UnsafeBufferPointer(rebasing: block[start..<end])) {
             case .failure(let problem):
-                return .failure(Problem(.malformedRecord, "HTTP head in the block, byte \(start + problem.offset): \(problem.message)"))
+                return .failure(
+                    Problem(
+                        .malformedRecord, "HTTP head in the block, byte \(start + problem.offset): \(problem.message)"))
             case .success(let parsed):
                 head = parsed
             }
@@ -248,7 +260,8 @@ enum WARCBlock {
         }
         var warnings = head.warnings
         if !interim.isEmpty {
-            warnings.append("interim response \(interim.map(String.init).joined(separator: ", ")) folded into this record")
+            warnings.append(
+                "interim response \(interim.map(String.init).joined(separator: ", ")) folded into this record")
         }
         let rest = UnsafeBufferPointer(rebasing: block[start...])
         var body: [UInt8]
@@ -263,7 +276,8 @@ enum WARCBlock {
             case .notChunked:
                 body = Array(rest)
                 if !rest.isEmpty {
-                    warnings.append("Transfer-Encoding: chunked, but the body is not chunked (stored de-chunked): taken as is")
+                    warnings.append(
+                        "Transfer-Encoding: chunked, but the body is not chunked (stored de-chunked): taken as is")
                 }
             case .complete(let data, let fields, let notes):
                 body = data
@@ -272,11 +286,15 @@ enum WARCBlock {
                 dechunked = true
             case .broken(let data, let message):
                 guard writerTruncated else {
-                    return .failure(Problem(.malformedRecord, "chunked body: \(message)", status: head.status, headers: head.fields))
+                    return .failure(
+                        Problem(.malformedRecord, "chunked body: \(message)", status: head.status, headers: head.fields)
+                    )
                 }
                 body = data
                 dechunked = true
-                warnings.append("chunked body cut short (\(message)); the record is WARC-Truncated: kept the \(data.count) bytes de-chunked")
+                warnings.append(
+                    "chunked body cut short (\(message)); the record is WARC-Truncated: kept the \(data.count) bytes de-chunked"
+                )
             }
         } else {
             if !codings.isEmpty {
@@ -288,7 +306,8 @@ enum WARCBlock {
                 let declared = HTTPStreamFramer.contentLength(lengths), declared != body.count
             {
                 warnings.append(
-                    "HTTP Content-Length \(declared) differs from the \(body.count) body bytes in the record (the WARC Content-Length decides)")
+                    "HTTP Content-Length \(declared) differs from the \(body.count) body bytes in the record (the WARC Content-Length decides)"
+                )
             }
         }
         guard body.count <= limits.maxBodyBytes else {
@@ -323,13 +342,15 @@ enum WARCBlock {
             }
             let parsed = HeadParser.parseChunkSizeLine(UnsafeBufferPointer(rebasing: b[i..<newline]))
             guard let size = parsed.size else {
-                return first ? .notChunked : .broken(body, (parsed.problem ?? "invalid chunk-size line") + " at byte \(i)")
+                return first
+                    ? .notChunked : .broken(body, (parsed.problem ?? "invalid chunk-size line") + " at byte \(i)")
             }
             i = newline + 1
             if size == 0 { break }
             guard size <= b.count - i else {
                 return first
-                    ? .notChunked : .broken(body, "a chunk of \(size) bytes at byte \(i) runs past the end of the block")
+                    ? .notChunked
+                    : .broken(body, "a chunk of \(size) bytes at byte \(i) runs past the end of the block")
             }
             body.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<i + size]))
             i += size
@@ -371,7 +392,9 @@ enum WARCBlock {
     /// Index of the first `byte` in `b[from..<to]`.
     @inline(__always)
     static func find(_ byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
-        guard from < to, let base = b.baseAddress, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+        guard from < to, let base = b.baseAddress, let hit = memchr(base + from, Int32(byte), to - from) else {
+            return nil
+        }
         return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
     }
 

@@ -71,10 +71,12 @@ enum PayloadDigest {
             encoded.utf8.allSatisfy({ base64Alphabet.contains($0) })
         {
             return .neverMatches(
-                "WARC-Payload-Digest value '\(encoded)' has the length of a \(algorithm.rawValue) digest but does not decode as Base32, hex or base64")
+                "WARC-Payload-Digest value '\(encoded)' has the length of a \(algorithm.rawValue) digest but does not decode as Base32, hex or base64"
+            )
         }
         return .unusable(
-            "WARC-Payload-Digest value '\(encoded)' is not a \(algorithm.rawValue) digest in Base32, hex or base64: not checked")
+            "WARC-Payload-Digest value '\(encoded)' is not a \(algorithm.rawValue) digest in Base32, hex or base64: not checked"
+        )
     }
 
     /// The lengths a digest of `length` bytes is written in: hex, Base32 (bare or padded), base64 (bare or padded).

@@ -80,7 +80,9 @@ struct WARCConformanceTests {
         #expect(items.map(\.offset) == [0, 488, 1197, 2566])
         let failure = try #require(items[2].failure)
         #expect(failure.error.code == .malformedRecord)
-        #expect(failure.error.message == "the block is not followed by CRLF CRLF: its Content-Length (973) is probably wrong")
+        #expect(
+            failure.error.message
+                == "the block is not followed by CRLF CRLF: its Content-Length (973) is probably wrong")
         #expect(failure.error.location?.offset == 2560)
         #expect(failure.warc?.type == "response" && failure.url == "http://example.com/")
         #expect(failure.warc?.recordId == "<urn:uuid:a9c51e3e-0221-11e7-bf66-0242ac120005>")
@@ -115,11 +117,14 @@ struct WARCConformanceTests {
         #expect(whole.map { $0.record?.url } == plain.map { $0.record?.url })
         #expect(whole.map(\.offset) == plain.map(\.offset))
         for item in whole.dropFirst() {
-            #expect(item.record?.warnings.first == "offset is in the decompressed stream: the gzip member at 0 holds more than one record")
+            #expect(
+                item.record?.warnings.first
+                    == "offset is in the decompressed stream: the gzip member at 0 holds more than one record")
         }
         // The other whole-file gzip: six records, the two responses' digests pass.
         let bad = try Self.frame("\(Self.data)/example-bad.warc.gz.bad")
-        #expect(bad.map { $0.record?.warc?.type } == ["warcinfo", "response", "request", "revisit", "request", "response"])
+        #expect(
+            bad.map { $0.record?.warc?.type } == ["warcinfo", "response", "request", "revisit", "request", "response"])
         #expect(bad.compactMap { $0.record?.warc?.digest } == [.ok, .ok])
         #expect(bad.first?.record?.warc?.recordId == "<urn:uuid:fbd6cf0a-6160-4550-b343-12188dc05234>")
     }
@@ -135,7 +140,10 @@ struct WARCConformanceTests {
         #expect(response.warc?.recordId == "<urn:uuid:80d63307-60af-43e0-903f-574b2f432b7e>")
         let request = try #require(items[1].record)
         #expect(request.warc?.type == "request" && request.offset == 2009)
-        #expect(request.warnings == ["offset is in the decompressed stream: the gzip member at 1130 holds more than one record"])
+        #expect(
+            request.warnings == [
+                "offset is in the decompressed stream: the gzip member at 1130 holds more than one record"
+            ])
     }
 
     /// ARC is not WARC: one failure item for the file, never a crash.

@@ -12,7 +12,8 @@ enum WARCFixtures {
         fields: [(String, String)] = [], block: [UInt8], contentLength: String? = nil, version: String = "1.1",
         trailer: String = "\r\n\r\n"
     ) -> [UInt8] {
-        var head = "WARC/\(version)\r\nWARC-Type: \(type)\r\nWARC-Record-ID: \(id)\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n"
+        var head =
+            "WARC/\(version)\r\nWARC-Type: \(type)\r\nWARC-Record-ID: \(id)\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n"
         if let uri { head += "WARC-Target-URI: \(uri)\r\n" }
         for (name, value) in fields { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(contentLength ?? String(block.count))\r\n\r\n"
@@ -31,7 +32,8 @@ enum WARCFixtures {
 
     /// A `response` record holding an HTTP response.
     static func response(
-        _ http: String, uri: String = "http://example.com/", id: String = "<urn:uuid:1>", fields: [(String, String)] = [],
+        _ http: String, uri: String = "http://example.com/", id: String = "<urn:uuid:1>",
+        fields: [(String, String)] = [],
         contentType: String = "application/http; msgtype=response"
     ) -> [UInt8] {
         record("response", uri: uri, id: id, fields: [("Content-Type", contentType)] + fields, block: http)
@@ -47,7 +49,8 @@ enum WARCFixtures {
             stream.deallocate()
         }
         let status = deflateInit2_(
-            stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+            stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)
+        )
         precondition(status == Z_OK)
         var input = bytes
         var output = [UInt8](repeating: 0, count: Int(deflateBound(stream, UInt(bytes.count))) + 64)
@@ -79,22 +82,27 @@ enum WARCFixtures {
 
     /// A small WARC of five records of different types.
     static let small: [[UInt8]] = [
-        record("warcinfo", uri: nil, id: "<urn:uuid:0>", fields: [("Content-Type", "application/warc-fields")],
-               block: "software: test\r\n"),
+        record(
+            "warcinfo", uri: nil, id: "<urn:uuid:0>", fields: [("Content-Type", "application/warc-fields")],
+            block: "software: test\r\n"),
         response(json, uri: "http://example.com/a", id: "<urn:uuid:1>"),
-        record("request", uri: "http://example.com/a", id: "<urn:uuid:2>",
-               fields: [("Content-Type", "application/http; msgtype=request")],
-               block: "GET /a HTTP/1.1\r\nHost: example.com\r\n\r\n"),
-        record("resource", uri: "http://example.com/b.txt", id: "<urn:uuid:3>", fields: [("Content-Type", "text/plain")],
-               block: "plain text"),
-        record("metadata", uri: "http://example.com/a", id: "<urn:uuid:4>", fields: [("Content-Type", "text/plain")],
-               block: "via: test"),
+        record(
+            "request", uri: "http://example.com/a", id: "<urn:uuid:2>",
+            fields: [("Content-Type", "application/http; msgtype=request")],
+            block: "GET /a HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        record(
+            "resource", uri: "http://example.com/b.txt", id: "<urn:uuid:3>", fields: [("Content-Type", "text/plain")],
+            block: "plain text"),
+        record(
+            "metadata", uri: "http://example.com/a", id: "<urn:uuid:4>", fields: [("Content-Type", "text/plain")],
+            block: "via: test"),
     ]
 }
 
 /// Frames `input` fed in pieces of the given sizes (the rest in one piece).
 func warcItems(
-    _ input: [UInt8], pieces: [Int] = [], types: Set<String>? = nil, limits: Limits = Limits(), verifyDigests: Bool = true
+    _ input: [UInt8], pieces: [Int] = [], types: Set<String>? = nil, limits: Limits = Limits(),
+    verifyDigests: Bool = true
 ) -> [FramedItem] {
     var framer = WARCFramer(limits: limits, types: types, verifyDigests: verifyDigests)
     return warcItems(&framer, input, pieces: pieces)
@@ -119,7 +127,8 @@ func warcItems(_ framer: inout WARCFramer, _ input: [UInt8], pieces: [Int] = [])
 func describeWARC(_ item: FramedItem) -> String {
     switch item {
     case .record(let r):
-        var text = "@\(r.offset) \(r.warc?.type ?? "-") \(r.status) body=\(String(decoding: r.body, as: UTF8.self).debugDescription)"
+        var text =
+            "@\(r.offset) \(r.warc?.type ?? "-") \(r.status) body=\(String(decoding: r.body, as: UTF8.self).debugDescription)"
         if let digest = r.warc?.digest { text += " digest=\(digest)" }
         if !r.warnings.isEmpty { text += " warnings=\(r.warnings.count)" }
         return text
@@ -132,9 +141,11 @@ func describeWARC(_ item: FramedItem) -> String {
 func describeWARCFully(_ item: FramedItem) -> String {
     switch item {
     case .record(let r):
-        return "\(describeWARC(item)) url=\(r.url ?? "-") id=\(r.warc?.recordId ?? "-") headers=\(r.headers.fields.map { "\($0.name):\($0.value)" }) trailers=\(r.trailers?.fields.map(\.value) ?? []) warnings=\(r.warnings)"
+        return
+            "\(describeWARC(item)) url=\(r.url ?? "-") id=\(r.warc?.recordId ?? "-") headers=\(r.headers.fields.map { "\($0.name):\($0.value)" }) trailers=\(r.trailers?.fields.map(\.value) ?? []) warnings=\(r.warnings)"
     case .failure(let f):
-        return "\(describeWARC(item)) \(f.error) url=\(f.url ?? "-") id=\(f.warc?.recordId ?? "-") bytes=\(f.bytes) excerpt=\(f.excerpt.count) status=\(f.status ?? 0)"
+        return
+            "\(describeWARC(item)) \(f.error) url=\(f.url ?? "-") id=\(f.warc?.recordId ?? "-") bytes=\(f.bytes) excerpt=\(f.excerpt.count) status=\(f.status ?? 0)"
     }
 }
 
@@ -212,9 +223,10 @@ struct WARCFramerTests {
         #expect(b.allSatisfy { $0.record?.warnings.isEmpty == true })
         #expect(c.first?.record?.warnings.isEmpty == true)
         for item in c.dropFirst() {
-            #expect(item.record?.warnings == [
-                "offset is in the decompressed stream: the gzip member at 0 holds more than one record"
-            ])
+            #expect(
+                item.record?.warnings == [
+                    "offset is in the decompressed stream: the gzip member at 0 holds more than one record"
+                ])
         }
         #expect(a.map { $0.record?.warc?.type } == ["warcinfo", "response", "request", "resource", "metadata"])
     }
@@ -231,7 +243,8 @@ struct WARCFramerTests {
     }
 
     @Test(arguments: [
-        "application/http; msgtype=response", "application/http;msgtype=response", "Application/HTTP; MsgType=\"response\"",
+        "application/http; msgtype=response", "application/http;msgtype=response",
+        "Application/HTTP; MsgType=\"response\"",
         "application/http", "application/http; charset=utf-8; msgtype=response",
     ])
     func responseContentTypesAreParsed(_ contentType: String) throws {
@@ -256,9 +269,10 @@ struct WARCFramerTests {
         let http = "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort"
         let record = try #require(warcItems(WARCFixtures.response(http)).first?.record)
         #expect(record.body == Array("short".utf8))
-        #expect(record.warnings == [
-            "HTTP Content-Length 50 differs from the 5 body bytes in the record (the WARC Content-Length decides)"
-        ])
+        #expect(
+            record.warnings == [
+                "HTTP Content-Length 50 differs from the 5 body bytes in the record (the WARC Content-Length decides)"
+            ])
     }
 
     @Test func blockWithoutAnHTTPHeadIsMalformed() throws {
@@ -393,15 +407,17 @@ struct WARCFramerTests {
     }
 
     @Test func differingContentLengthsAreMalformed() {
-        let record = Array("WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab\r\n\r\n".utf8)
+        let record = Array(
+            "WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab\r\n\r\n".utf8)
         #expect(warcItems(record).map(describeWARC) == ["@0 malformedRecord resource"])
     }
 
     @Test func missingWARCTypeIsMalformed() {
         let record = Array("WARC/1.0\r\nContent-Length: 2\r\n\r\nab\r\n\r\n".utf8)
-        #expect(warcItems(record + WARCFixtures.small[3]).map(describeWARC) == [
-            "@0 malformedRecord -", "@\(record.count) resource 200 body=\"plain text\"",
-        ])
+        #expect(
+            warcItems(record + WARCFixtures.small[3]).map(describeWARC) == [
+                "@0 malformedRecord -", "@\(record.count) resource 200 body=\"plain text\"",
+            ])
     }
 
     // MARK: - Truncation
@@ -470,51 +486,59 @@ struct WARCFramerTests {
     @Test func truncatedBlockKeepsTheRecordsItOverlaps() {
         let liar = WARCFixtures.record("resource", id: "<urn:uuid:liar>", block: "x", contentLength: "5000")
         let input = liar + WARCFixtures.small[3] + WARCFixtures.small[1]
-        #expect(warcEverySplit(input).map(describeWARC) == [
-            "@0 truncatedRecord resource",
-            "@\(liar.count) resource 200 body=\"plain text\"",
-            "@\(liar.count + WARCFixtures.small[3].count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
-        ])
+        #expect(
+            warcEverySplit(input).map(describeWARC) == [
+                "@0 truncatedRecord resource",
+                "@\(liar.count) resource 200 body=\"plain text\"",
+                "@\(liar.count + WARCFixtures.small[3].count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+            ])
     }
 
     // MARK: - Record ends
 
     @Test func blockNotFollowedByCRLFCRLF() throws {
         // Content-Length too short (warcio's example-trunc.warc): the record fails, the next one is read.
-        let short = WARCFixtures.record("resource", uri: "http://example.com/s", id: "<urn:uuid:s>", block: "plain text", contentLength: "8")
+        let short = WARCFixtures.record(
+            "resource", uri: "http://example.com/s", id: "<urn:uuid:s>", block: "plain text", contentLength: "8")
         let items = warcEverySplit(short + WARCFixtures.small[1])
-        #expect(items.map(describeWARC) == [
-            "@0 malformedRecord resource", "@\(short.count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
-        ])
+        #expect(
+            items.map(describeWARC) == [
+                "@0 malformedRecord resource", "@\(short.count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+            ])
         let failure = try #require(items.first?.failure)
-        #expect(failure.error.message == "the block is not followed by CRLF CRLF: its Content-Length (8) is probably wrong")
+        #expect(
+            failure.error.message == "the block is not followed by CRLF CRLF: its Content-Length (8) is probably wrong")
         #expect(failure.url == "http://example.com/s" && failure.warc?.recordId == "<urn:uuid:s>")
         #expect(failure.bytes == Int64(short.count) && failure.excerpt == short)
 
         // Too long: the block runs into the next record, which is still found.
         let long = WARCFixtures.record("resource", block: "plain text", contentLength: "30")
         let next = WARCFixtures.small[1] + WARCFixtures.small[3]
-        #expect(warcEverySplit(long + next).map(describeWARC) == [
-            "@0 malformedRecord resource", "@\(long.count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
-            "@\(long.count + WARCFixtures.small[1].count) resource 200 body=\"plain text\"",
-        ])
+        #expect(
+            warcEverySplit(long + next).map(describeWARC) == [
+                "@0 malformedRecord resource", "@\(long.count) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+                "@\(long.count + WARCFixtures.small[1].count) resource 200 body=\"plain text\"",
+            ])
     }
 
     @Test func bareLineFeedsAndBlankLinesBetweenRecords() {
         let lf = Array("WARC/1.0\nWARC-Type: resource\nContent-Length: 2\n\nab\n\n".utf8)
         let input = Array("\r\n\n".utf8) + lf + Array("\r\n\r\n\n".utf8) + WARCFixtures.small[3] + Array("\r\n".utf8)
-        #expect(warcEverySplit(input).map(describeWARC) == [
-            "@3 resource 200 body=\"ab\"", "@\(3 + lf.count + 5) resource 200 body=\"plain text\"",
-        ])
+        #expect(
+            warcEverySplit(input).map(describeWARC) == [
+                "@3 resource 200 body=\"ab\"", "@\(3 + lf.count + 5) resource 200 body=\"plain text\"",
+            ])
     }
 
     @Test func garbageBetweenRecordsIsOneFailure() {
         let input = WARCFixtures.small[3] + Array("garbage\nmore garbage\n".utf8) + WARCFixtures.small[3]
         let items = warcEverySplit(input)
         let n = WARCFixtures.small[3].count
-        #expect(items.map(describeWARC) == [
-            "@0 resource 200 body=\"plain text\"", "@\(n) malformedRecord -", "@\(n + 21) resource 200 body=\"plain text\"",
-        ])
+        #expect(
+            items.map(describeWARC) == [
+                "@0 resource 200 body=\"plain text\"", "@\(n) malformedRecord -",
+                "@\(n + 21) resource 200 body=\"plain text\"",
+            ])
         #expect(items[1].failure?.bytes == 21)
         #expect(items[1].failure?.error.message == "expected a version line starting with 'WARC/', found 'g'")
     }
@@ -555,13 +579,15 @@ struct WARCFramerTests {
         framer.finish()
         while let item = framer.next() { items.append(item) }
         #expect(most < 8 * 1024, "buffered \(most) bytes")
-        #expect(items.map(describeWARC) == ["@0 limitExceeded resource", "@\(big.count) resource 200 body=\"plain text\""])
+        #expect(
+            items.map(describeWARC) == ["@0 limitExceeded resource", "@\(big.count) resource 200 body=\"plain text\""])
         #expect(items[0].failure?.bytes == Int64(big.count))
         // The same in gzip, and for a type that is not chosen (then nothing is yielded, one record is counted).
         let gz = WARCFixtures.gzipPerRecord([big, WARCFixtures.small[3]]).bytes
-        #expect(warcItems(gz, limits: limits).map(describeWARC) == [
-            "@0 limitExceeded resource", "@\(WARCFixtures.gzipMember(big).count) resource 200 body=\"plain text\"",
-        ])
+        #expect(
+            warcItems(gz, limits: limits).map(describeWARC) == [
+                "@0 limitExceeded resource", "@\(WARCFixtures.gzipMember(big).count) resource 200 body=\"plain text\"",
+            ])
         var skipping = WARCFramer(limits: limits, types: ["response"])
         #expect(warcItems(&skipping, input).isEmpty && skipping.skippedRecords == ["resource": 2])
         // A declared length far beyond the input allocates nothing: the record is cut short.
@@ -583,8 +609,42 @@ struct WARCFramerTests {
             #expect(items[0].record?.offset == 0)
             let failure = try #require(items[1].failure)
             #expect(failure.error.code == .malformedRecord && failure.offset == Int64(members[0].count))
-            #expect(failure.error.message.hasPrefix("the gzip member at \(members[0].count) is corrupt: "), "\(failure.error)")
+            #expect(
+                failure.error.message.hasPrefix("the gzip member at \(members[0].count) is corrupt: "),
+                "\(failure.error)")
             #expect(items[2].record?.offset == Int64(members[0].count + middle.count))
+        }
+    }
+
+    /// A member that inflates to far more than it is (a bomb) is inflated only as framing asks for it.
+    @Test func inflatedDataIsBoundedByWhatFramingHolds() {
+        let limits = Limits(maxHeaderBytes: 1024, maxBodyBytes: 64 * 1024)
+        let zeros = [UInt8](repeating: 0, count: 16 << 20)
+        let oversize = WARCFixtures.gzipMember(WARCFixtures.record("resource", block: zeros), level: 1)
+        let garbage = WARCFixtures.gzipMember(zeros, level: 1)
+        let next = WARCFixtures.gzipMember(WARCFixtures.small[3])
+        for (input, expected) in [
+            (oversize + next, ["@0 limitExceeded resource", "@\(oversize.count) resource 200 body=\"plain text\""]),
+            (garbage + next, ["@0 malformedRecord -", "@\(garbage.count) resource 200 body=\"plain text\""]),
+        ] {
+            var framer = WARCFramer(limits: limits)
+            var items: [FramedItem] = []
+            var most = 0
+            var start = 0
+            while start < input.count {
+                let end = min(input.count, start + 4096)
+                framer.append(Array(input[start..<end]))
+                while let item = framer.next() {
+                    items.append(item)
+                    most = max(most, framer.bufferedByteCount)
+                }
+                most = max(most, framer.bufferedByteCount)
+                start = end
+            }
+            framer.finish()
+            while let item = framer.next() { items.append(item) }
+            #expect(items.map(describeWARC) == expected)
+            #expect(most <= 256 * 1024, "buffered \(most) bytes")
         }
     }
 
@@ -594,9 +654,11 @@ struct WARCFramerTests {
         #expect(items.map(describeWARC) == ["@0 resource 200 body=\"plain text\"", "@\(gz.count) malformedRecord -"])
         // A gzip member right after the junk is read again.
         let again = warcEverySplit(gz + Array("junk".utf8) + gz)
-        #expect(again.map(describeWARC) == [
-            "@0 resource 200 body=\"plain text\"", "@\(gz.count) malformedRecord -", "@\(gz.count + 4) resource 200 body=\"plain text\"",
-        ])
+        #expect(
+            again.map(describeWARC) == [
+                "@0 resource 200 body=\"plain text\"", "@\(gz.count) malformedRecord -",
+                "@\(gz.count + 4) resource 200 body=\"plain text\"",
+            ])
     }
 
     @Test func recordSplitAcrossMembers() {
@@ -607,13 +669,26 @@ struct WARCFramerTests {
         let second = WARCFixtures.gzipMember(Array(plain[40..<cut]))
         let third = WARCFixtures.gzipMember(Array(plain[cut...]))
         let items = warcEverySplit(first + second + third)
-        #expect(items.map(describeWARC) == [
-            "@0 response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
-            "@\(WARCFixtures.small[1].count) resource 200 body=\"plain text\" warnings=1",
-        ])
-        #expect(items[1].record?.warnings == [
-            "offset is in the decompressed stream: the gzip member at \(first.count) holds more than one record"
-        ])
+        #expect(
+            items.map(describeWARC) == [
+                "@0 response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+                "@\(WARCFixtures.small[1].count) resource 200 body=\"plain text\" warnings=1",
+            ])
+        #expect(
+            items[1].record?.warnings == [
+                "offset is in the decompressed stream: the gzip member at \(first.count) holds more than one record"
+            ])
+    }
+
+    @Test func oneMemberPerByte() {
+        let plain = WARCFixtures.small[3] + WARCFixtures.small[1]
+        let members = plain.map { WARCFixtures.gzipMember([$0]) }
+        let items = warcEverySplit(members.flatMap { $0 }, randomRuns: 5)
+        #expect(
+            items.map(describeWARC) == [
+                "@0 resource 200 body=\"plain text\"",
+                "@\(members.prefix(WARCFixtures.small[3].count).map(\.count).reduce(0, +)) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+            ])
     }
 
     @Test func emptyMembersAndFillerBeforeARecordKeepTheMemberOffset() {
@@ -682,9 +757,10 @@ struct WARCFramerTests {
     @Test func payloadDigestOfAResponseIsOverTheBodyChunkedOrNot() throws {
         func digest(_ text: String) -> String {
             let bytes = Array(text.utf8)
-            return "sha1:" + bytes.withUnsafeBufferPointer { PayloadDigest.digest(.sha1, of: $0)! }.map {
-                String($0, radix: 16).leftPadded(to: 2)
-            }.joined()
+            return "sha1:"
+                + bytes.withUnsafeBufferPointer { PayloadDigest.digest(.sha1, of: $0)! }.map {
+                    String($0, radix: 16).leftPadded(to: 2)
+                }.joined()
         }
         let storedChunks = "5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 1\r\n\r\n"
         for (value, expected) in [
@@ -695,14 +771,17 @@ struct WARCFramerTests {
             #expect(record.warc?.digest == expected)
         }
         let plain = try #require(
-            warcItems(WARCFixtures.response(WARCFixtures.json, fields: [("WARC-Payload-Digest", digest("{\"foo\":\"bar\"}"))]))
-                .first?.record)
+            warcItems(
+                WARCFixtures.response(WARCFixtures.json, fields: [("WARC-Payload-Digest", digest("{\"foo\":\"bar\"}"))])
+            )
+            .first?.record)
         #expect(plain.warc?.digest == .ok)
     }
 
     @Test func payloadDigestOfARequestIsOverItsBody() throws {
         let request = WARCFixtures.record(
-            "request", fields: [
+            "request",
+            fields: [
                 ("Content-Type", "application/http; msgtype=request"),
                 ("WARC-Payload-Digest", "sha1:\(Self.textSHA1Base32)"),
             ], block: "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
@@ -719,16 +798,19 @@ struct WARCFramerTests {
     }
 
     @Test func targetURIRepairs() throws {
-        let wget = try #require(warcItems(WARCFixtures.record("resource", uri: "<http://example.com/>", block: "x")).first?.record)
+        let wget = try #require(
+            warcItems(WARCFixtures.record("resource", uri: "<http://example.com/>", block: "x")).first?.record)
         #expect(wget.url == "http://example.com/" && wget.warnings.isEmpty)
         let spaces = try #require(
-            warcItems(WARCFixtures.record("resource", uri: "file:///example with spaces.png", block: "x")).first?.record)
+            warcItems(WARCFixtures.record("resource", uri: "file:///example with spaces.png", block: "x")).first?.record
+        )
         #expect(spaces.url == "file:///example%20with%20spaces.png")
         #expect(spaces.warnings == ["spaces in WARC-Target-URI replaced by %20"])
     }
 
     @Test func foldedAndUTF8FieldsInTheHeader() throws {
-        let text = "WARC/1.0\nWARC-Type: metadata\nWhitespace:     one  two\nFold: a\n b\nFold-Trim: a\n  b\n c\n"
+        let text =
+            "WARC/1.0\nWARC-Type: metadata\nWhitespace:     one  two\nFold: a\n b\nFold-Trim: a\n  b\n c\n"
             + "Snowman: \u{2603}\nContent-Length: 0\n\n"
         let header = try Array(text.utf8).withUnsafeBufferPointer { try WARCHeader.parse($0).get() }
         #expect(header.version == "1.0")
@@ -750,15 +832,17 @@ struct WARCFramerTests {
 
     /// Every case above in one stream, plain and gzip per record: whole, byte by byte and random splits agree.
     @Test func anySplitGivesTheSameItems() {
-        let records: [[UInt8]] = WARCFixtures.small + [
-            WARCFixtures.response(Self.chunked),
-            Array("garbage\n".utf8),
-            WARCFixtures.record("resource", block: "plain text", contentLength: "8"),
-            WARCFixtures.record("resource", fields: [("WARC-Payload-Digest", "sha1:\(Self.textSHA1Base32)")], block: ""),
-            WARCFixtures.record("resource", block: "x", contentLength: "-1"),
-            WARCFixtures.small[3],
-            WARCFixtures.record("resource", block: "x", contentLength: "100"),
-        ]
+        let records: [[UInt8]] =
+            WARCFixtures.small + [
+                WARCFixtures.response(Self.chunked),
+                Array("garbage\n".utf8),
+                WARCFixtures.record("resource", block: "plain text", contentLength: "8"),
+                WARCFixtures.record(
+                    "resource", fields: [("WARC-Payload-Digest", "sha1:\(Self.textSHA1Base32)")], block: ""),
+                WARCFixtures.record("resource", block: "x", contentLength: "-1"),
+                WARCFixtures.small[3],
+                WARCFixtures.record("resource", block: "x", contentLength: "100"),
+            ]
         let plain = warcEverySplit(records.flatMap { $0 })
         #expect(plain.count == 12, "\(plain.map(describeWARC))")
         let gz = warcEverySplit(WARCFixtures.gzipPerRecord(records).bytes)
