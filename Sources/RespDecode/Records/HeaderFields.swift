@@ -36,7 +36,13 @@ public struct HeaderFields: Sendable, Hashable, Sequence {
 
     /// The value of the last field named `name`, if any.
     public func last(_ name: StaticString) -> String? {
-        fields.last { nameEquals($0.name, name) }?.value
+        // An index loop, not `fields.last { … }`: no Field copy (and its retains) per field looked at.
+        var i = fields.count - 1
+        while i >= 0 {
+            if nameEquals(fields[i].name, name) { return fields[i].value }
+            i -= 1
+        }
+        return nil
     }
 
     /// The comma-separated list elements of every field named `name`, trimmed, empty elements dropped
