@@ -69,8 +69,7 @@ public struct HARFramer: RecordFramer {
     private var bufferOffset: Int64 = 0
     private var finished = false
 
-    private var outbox: [FramedItem] = []
-    private var outboxIndex = 0
+    private var outbox = FramedItemQueue()
 
     private var phase = Phase.start
     private var scanner: ValueScanner
@@ -144,15 +143,7 @@ public struct HARFramer: RecordFramer {
 
     public mutating func next() -> FramedItem? {
         while true {
-            if outboxIndex < outbox.count {
-                let item = outbox[outboxIndex]
-                outboxIndex += 1
-                if outboxIndex == outbox.count {
-                    outbox.removeAll(keepingCapacity: true)
-                    outboxIndex = 0
-                }
-                return item
-            }
+            if let item = outbox.pop() { return item }
             guard step() else { return nil }
         }
     }
@@ -166,17 +157,7 @@ public struct HARFramer: RecordFramer {
     var bufferCapacity: Int { buffer.capacity }
 
     private mutating func compact() {
-        guard position > 0 else { return }
-        if position == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
-            buffer.removeSubrange(0..<position)
-        } else {
-            return
-        }
-        bufferOffset += Int64(position)
-        cursor -= position
-        position = 0
+        cursor -= compactInput(&buffer, position: &position, offset: &bufferOffset)
     }
 
     /// Consumes the input up to `index`, keeping what the capture still has room for.

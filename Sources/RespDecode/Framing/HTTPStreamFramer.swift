@@ -39,8 +39,7 @@ public struct HTTPStreamFramer: RecordFramer {
     private var finished = false
 
     private var state = State.start
-    private var outbox: [FramedItem] = []
-    private var outboxIndex = 0
+    private var outbox = FramedItemQueue()
 
     // The message being framed.
     private var messageStart: Int64 = 0
@@ -91,15 +90,7 @@ public struct HTTPStreamFramer: RecordFramer {
 
     public mutating func next() -> FramedItem? {
         while true {
-            if outboxIndex < outbox.count {
-                let item = outbox[outboxIndex]
-                outboxIndex += 1
-                if outboxIndex == outbox.count {
-                    outbox.removeAll(keepingCapacity: true)
-                    outboxIndex = 0
-                }
-                return item
-            }
+            if let item = outbox.pop() { return item }
             guard step() else { return nil }
         }
     }
@@ -110,16 +101,7 @@ public struct HTTPStreamFramer: RecordFramer {
     private var currentOffset: Int64 { bufferOffset + Int64(position) }
 
     private mutating func compact() {
-        guard position > 0 else { return }
-        if position == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
-            buffer.removeSubrange(0..<position)
-        } else {
-            return
-        }
-        bufferOffset += Int64(position)
-        position = 0
+        compactInput(&buffer, position: &position, offset: &bufferOffset)
     }
 
     private mutating func consume(_ n: Int) { position += n }
@@ -203,7 +185,7 @@ public struct HTTPStreamFramer: RecordFramer {
         if afterUpgrade {
             message = "data after a 101 Switching Protocols response belongs to another protocol"
         } else {
-            message = "expected a status line starting with 'HTTP/1.', found \(quotedMismatch())"
+            message = "expected a status line starting with 'HTTP/1.', found \(quotedMismatch(buffer, at: position, expecting: "HTTP/1."))"
         }
         afterUpgrade = false
         beginResync(RecordError(.malformedRecord, message, location: .init(offset: currentOffset)))
@@ -660,28 +642,6 @@ public struct HTTPStreamFramer: RecordFramer {
         limits.maxHeaderBytes >= available ? buffer.count : position + min(available, limits.maxHeaderBytes + extra)
     }
 
-    /// The bytes at `position` up to the first one that cannot begin `HTTP/1.`: the same text however the input was
-    /// split.
-    private func quotedMismatch() -> String {
-        let prefix: StaticString = "HTTP/1."
-        var end = position
-        while end < buffer.count && end - position < prefix.utf8CodeUnitCount
-            && buffer[end] == prefix.utf8Start[end - position]
-        {
-            end += 1
-        }
-        end = Swift.min(buffer.count, end + 1)
-        var text = ""
-        for b in buffer[position..<end] {
-            switch b {
-            case 0x0A: text += "\\n"
-            case 0x0D: text += "\\r"
-            case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(b))
-            default: text += "\\x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return "'\(text)'"
-    }
 }
 
 extension String {

@@ -44,8 +44,7 @@ public struct NDJSONFramer: RecordFramer {
     /// While skipping a line over the cap: where it began and its first bytes.
     private var overlong: (start: Int64, excerpt: [UInt8])?
 
-    private var outbox: [FramedItem] = []
-    private var outboxIndex = 0
+    private var outbox = FramedItemQueue()
 
     /// Creates a framer.
     /// - Parameter limits: `maxBodyBytes` and `maxHeaderBytes` (the line cap), `maxDepth` and `maxErrorBodyBytes`
@@ -67,15 +66,7 @@ public struct NDJSONFramer: RecordFramer {
 
     public mutating func next() -> FramedItem? {
         while true {
-            if outboxIndex < outbox.count {
-                let item = outbox[outboxIndex]
-                outboxIndex += 1
-                if outboxIndex == outbox.count {
-                    outbox.removeAll(keepingCapacity: true)
-                    outboxIndex = 0
-                }
-                return item
-            }
+            if let item = outbox.pop() { return item }
             guard step() else { return nil }
         }
     }
@@ -88,16 +79,7 @@ public struct NDJSONFramer: RecordFramer {
     var bufferCapacity: Int { buffer.capacity }
 
     private mutating func compact() {
-        guard position > 0 else { return }
-        if position == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
-            buffer.removeSubrange(0..<position)
-        } else {
-            return
-        }
-        bufferOffset += Int64(position)
-        position = 0
+        compactInput(&buffer, position: &position, offset: &bufferOffset)
     }
 
     /// Index of the first LF in `buffer[from..<buffer.count]`.

@@ -68,8 +68,7 @@ public struct WARCFramer: RecordFramer {
     private var dataEnded = false
 
     private var state = State.start
-    private var outbox: [FramedItem] = []
-    private var outboxIndex = 0
+    private var outbox = FramedItemQueue()
 
     /// The record being framed.
     private var current: Current?
@@ -151,15 +150,7 @@ public struct WARCFramer: RecordFramer {
 
     public mutating func next() -> FramedItem? {
         while true {
-            if outboxIndex < outbox.count {
-                let item = outbox[outboxIndex]
-                outboxIndex += 1
-                if outboxIndex == outbox.count {
-                    outbox.removeAll(keepingCapacity: true)
-                    outboxIndex = 0
-                }
-                return item
-            }
+            if let item = outbox.pop() { return item }
             if mode == .undecided {
                 guard decideMode() else { return nil }
                 continue
@@ -196,16 +187,7 @@ public struct WARCFramer: RecordFramer {
     private var currentOffset: Int64 { bufferOffset + Int64(position) }
 
     private mutating func compact() {
-        guard position > 0 else { return }
-        if position == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if position >= 64 * 1024 && position * 2 >= buffer.count {
-            buffer.removeSubrange(0..<position)
-        } else {
-            return
-        }
-        bufferOffset += Int64(position)
-        position = 0
+        compactInput(&buffer, position: &position, offset: &bufferOffset)
     }
 
     private mutating func consume(_ n: Int) { position += n }
@@ -280,7 +262,7 @@ public struct WARCFramer: RecordFramer {
         if starts(with: "filedesc://", at: position) {
             message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
         } else {
-            message = "expected a version line starting with 'WARC/', found \(quotedMismatch())"
+            message = "expected a version line starting with 'WARC/', found \(quotedMismatch(buffer, at: position, expecting: "WARC/"))"
         }
         beginFailure(RecordError(.malformedRecord, message, location: location(currentOffset)), at: currentOffset)
         state = .resync(checkHere: false)
@@ -680,28 +662,6 @@ public struct WARCFramer: RecordFramer {
         return found
     }
 
-    /// The bytes at `position` up to the first one that cannot begin `WARC/`: the same text however the input was
-    /// split.
-    private func quotedMismatch() -> String {
-        let prefix: StaticString = "WARC/"
-        var end = position
-        while end < buffer.count && end - position < prefix.utf8CodeUnitCount
-            && buffer[end] == prefix.utf8Start[end - position]
-        {
-            end += 1
-        }
-        end = Swift.min(buffer.count, end + 1)
-        var text = ""
-        for b in buffer[position..<end] {
-            switch b {
-            case 0x0A: text += "\\n"
-            case 0x0D: text += "\\r"
-            case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(b))
-            default: text += "\\x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return "'\(text)'"
-    }
 
     // MARK: - gzip
 
