@@ -95,6 +95,21 @@ extension EndToEndTests {
             }
         }
 
+        /// A pipe that sends the first bytes and pauses (`W`, then the rest): detection waits for enough bytes to
+        /// decide, for each framing, and the lines are those of the file.
+        @Test func detectionWaitsForASlowPipe() throws {
+            for (file, split) in [("traffic.warc.gz", 1), ("traffic.har", 2), ("traffic.ndjson", 1)] {
+                let data = try EndToEndTests.sample(file)
+                let path = EndToEndTests.packageRoot.appendingPathComponent("samples/\(file)").path
+                let script = "head -c \(split) \"$1\"; sleep 0.3; tail -c +\(split + 1) \"$1\""
+                let result = try EndToEndTests.run(
+                    ["-c", "(\(script)) | \"$0\" --sniff", EndToEndTests.binary.path, path], executable: "/bin/sh")
+                #expect(result.status == 0, "\(file)")
+                let direct = try EndToEndTests.run(["--sniff"], stdin: data)
+                #expect(result.stdout == direct.stdout, "\(file): \(String(decoding: result.stdout, as: UTF8.self))")
+            }
+        }
+
         /// `--warc-types` chooses what becomes a line; the default skips request, revisit and warcinfo records.
         @Test func warcTypes() throws {
             let standard = try Self.lines(try EndToEndTests.run(["samples/traffic.warc.gz"]).stdout)

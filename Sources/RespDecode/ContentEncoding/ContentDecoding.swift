@@ -157,14 +157,33 @@ public enum ContentDecoding {
         case "gzip", "x-gzip":
             if hasGzipMagic(input) || Zlib.hasZlibHeader(input) {
                 result = Zlib.decompress(input, format: .gzipOrZlib, into: &output)
-                evidence = .none
+                // Two bytes of text can form a valid zlib header (1 plain JSON text in 3,000 did): only the gzip
+                // magic makes a failure damage.
+                evidence = hasGzipMagic(input) ? .none : .missingMagic
             } else {
                 result = .failed("no gzip magic (1F 8B) or zlib header", offset: 0)
                 evidence = .missingMagic
             }
         case "deflate":
-            // Raw deflate has no header, and text can begin with a valid zlib header ("x^", "Hj").
-            result = Zlib.decompress(input, format: Zlib.hasZlibHeader(input) ? .zlib : .raw, into: &output)
+            // Raw deflate has no header, and text can begin with a valid zlib header ("x^", "Hj") — so can raw
+            // deflate data: when the zlib reading fails, the raw one is tried (reliability.md §1.3).
+            if Zlib.hasZlibHeader(input) {
+                let wrapped = Zlib.decompress(input, format: .zlib, into: &output)
+                if case .failed = wrapped {
+                    var raw = BoundedOutput(limit: budget, inputCount: input.count)
+                    let unwrapped = Zlib.decompress(input, format: .raw, into: &raw)
+                    if case .finished(trailing: 0) = unwrapped {
+                        output = raw
+                        result = unwrapped
+                    } else {
+                        result = wrapped
+                    }
+                } else {
+                    result = wrapped
+                }
+            } else {
+                result = Zlib.decompress(input, format: .raw, into: &output)
+            }
             evidence = .anyFailure
         case "zstd":
             if Zstd.hasFrameMagic(input) {

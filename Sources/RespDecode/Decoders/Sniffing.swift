@@ -4,7 +4,7 @@
 /// Only signatures that leave little doubt are used, so a sniffed type sends the body to the decoder that can read
 /// it, and anything else stays with the raw decoder:
 ///
-///     first non-space byte { or [ ............................ application/json
+///     first non-space byte { or [ (also UTF-16 with a BOM) ........ application/json
 ///     bplist00 ................................................ application/x-bplist
 ///     <?xml … then <plist or <!DOCTYPE plist in the first 1 KiB .. application/x-plist   (also <plist at the start)
 ///     <!DOCTYPE html, <html, <head, <body (any case) ............ text/html            (HTML is not XML: raw)
@@ -37,6 +37,12 @@ public enum Sniffing {
         // ICO/CUR: reserved 0, type 1 or 2, at least one entry whose reserved byte is 0.
         if ICOHeader.matches(r), let count = r.u16le(4), count > 0, r.u8(9) == 0 { return "image/x-icon" }
 
+        // UTF-16 JSON with its byte order mark (the json decoder reads UTF-16 and UTF-32).
+        if body.count >= 4 {
+            let open: Set<UInt8> = [UInt8(ascii: "{"), UInt8(ascii: "[")]
+            if body[0] == 0xFF && body[1] == 0xFE && open.contains(body[2]) && body[3] == 0 { return "application/json" }
+            if body[0] == 0xFE && body[1] == 0xFF && body[2] == 0 && open.contains(body[3]) { return "application/json" }
+        }
         var i = 0
         if body.count >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF { i = 3 }
         while i < body.count, body[i] == 0x20 || body[i] == 0x09 || body[i] == 0x0A || body[i] == 0x0D { i += 1 }

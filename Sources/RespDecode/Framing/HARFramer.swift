@@ -796,6 +796,10 @@ enum HAREntry {
                 if let text, !text.isEmpty { warnings.append("a response to HEAD has no body: the recorded text is ignored") }
             } else if let text {
                 if base64 {
+                    // Refused before decoding: a body over the limit is not made only to be dropped.
+                    guard text.utf8.count / 4 * 3 <= limits.maxBodyBytes else {
+                        return failure(.limitExceeded, "base64 body of about \(text.utf8.count / 4 * 3) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+                    }
                     guard let decoded = BaseDecoding.base64(text, ignoringWhitespace: true) else {
                         return failure(.malformedRecord, "response.content.text is not valid base64")
                     }

@@ -13,19 +13,48 @@ public enum InputDetection {
     /// indented `{` and `"log"`.
     public static let prefixLength = 64
 
-    /// The framing that `prefix` (the input's first bytes) calls for, or `nil` when it is not recognised.
+    /// What the first bytes say.
+    public enum Decision: Sendable, Hashable {
+        /// This framing.
+        case format(InputFormat)
+        /// More bytes could still decide (`WAR`, a lone `1F`, `{` without its first key yet): read on, unless the
+        /// input has ended.
+        case undecided
+        /// No framing starts like this.
+        case unknown
+    }
+
+    /// The framing that `prefix` (the input's first bytes) calls for, or `nil` when it is not recognised — also when
+    /// more bytes might have decided (see ``decide(_:)``).
     public static func detect(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat? {
-        if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .warc }
-        var i = 0
-        if prefix.count >= 3 && prefix[0] == 0xEF && prefix[1] == 0xBB && prefix[2] == 0xBF { i = 3 }
+        if case .format(let format) = decide(prefix) { return format }
+        return nil
+    }
+
+    /// Decides on `prefix`, saying so when more bytes are needed: a pipe may deliver `WARC/1.1` one byte at a time,
+    /// and deciding on `W` would frame a whole archive as garbage.
+    public static func decide(_ prefix: UnsafeBufferPointer<UInt8>) -> Decision {
+        func proper(_ bytes: UnsafeBufferPointer<UInt8>, prefixOf signature: String) -> Bool {
+            bytes.count < signature.utf8.count && signature.utf8.starts(with: bytes)
+        }
+        if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .format(.warc) }
+        if prefix.count == 1 && prefix[0] == 0x1F { return .undecided }
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if prefix.count < 3 && bom.starts(with: prefix) { return .undecided }
+        var i = prefix.starts(with: bom) ? 3 : 0
         skipWhitespace(prefix, &i)
         let rest = UnsafeBufferPointer(rebasing: prefix[i...])
-        if rest.starts(with: "HTTP/".utf8) { return .http }
-        if rest.starts(with: "WARC/".utf8) { return .warc }
-        guard rest.first == UInt8(ascii: "{") else { return nil }
+        if rest.isEmpty { return .undecided }
+        if rest.starts(with: "HTTP/".utf8) { return .format(.http) }
+        if rest.starts(with: "WARC/".utf8) { return .format(.warc) }
+        if proper(rest, prefixOf: "HTTP/") || proper(rest, prefixOf: "WARC/") { return .undecided }
+        guard rest.first == UInt8(ascii: "{") else { return .unknown }
         i += 1
         skipWhitespace(prefix, &i)
-        return UnsafeBufferPointer(rebasing: prefix[i...]).starts(with: "\"log\"".utf8) ? .har : .ndjson
+        let key = UnsafeBufferPointer(rebasing: prefix[i...])
+        if key.starts(with: "\"log\"".utf8) { return .format(.har) }
+        if key.isEmpty || proper(key, prefixOf: "\"log\"") { return .undecided }
+        return .format(.ndjson)
     }
 
     private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) {

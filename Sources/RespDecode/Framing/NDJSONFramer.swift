@@ -318,6 +318,10 @@ enum NDJSONLine {
             }
             body = Array(text.utf8)
         case (.null, .string(let text)):
+            // Refused before decoding: a body over the limit is not made only to be dropped.
+            guard text.utf8.count / 4 * 3 <= limits.maxBodyBytes else {
+                return failure(.limitExceeded, "base64 body of about \(text.utf8.count / 4 * 3) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+            }
             guard let decoded = BaseDecoding.base64(text, ignoringWhitespace: true) else {
                 return failure(.malformedRecord, "'bodyBase64' is not valid base64")
             }

@@ -89,10 +89,15 @@ public final class StreamRunner {
         defer { chunk.deallocate() }
 
         // Detection wants the first bytes; a pipe may deliver them a few at a time. An idle pipe gets decided on
-        // what it has sent, so its lines are not held back.
+        // what it has sent, so its lines are not held back — unless what it has sent cannot decide yet (`WAR`, `{`):
+        // then reading blocks for more.
         var prefix: [UInt8] = []
         var ended = false
-        while prefix.count < InputDetection.prefixLength && (prefix.isEmpty || inputReady(fd)) {
+        func undecided() -> Bool {
+            configuration.input == .auto
+                && prefix.withUnsafeBufferPointer(InputDetection.decide) == .undecided
+        }
+        while prefix.count < InputDetection.prefixLength && (prefix.isEmpty || inputReady(fd) || undecided()) {
             let n = readSome(fd, into: chunk, input: input)
             if n <= 0 {
                 ended = true

@@ -100,12 +100,17 @@ enum JSONValue: Sendable, Equatable {
 
     // MARK: - Parsing
 
-    /// Parses `text` as exactly one JSON value.
+    /// The deepest nesting a value may have, whatever `maxDepth` says: Swift frees a nested value recursively, and
+    /// about 80,000 levels overflow the stack (found by review with `--max-depth 1000000`). HAR entries and ndjson
+    /// records need a handful of levels.
+    static let depthCeiling = 10_000
+
+    /// Parses `text` as exactly one JSON value, nested at most `min(maxDepth, depthCeiling)` deep.
     static func parse(_ text: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws(ParseError) -> JSONValue {
         guard let base = text.baseAddress, !text.isEmpty else {
             throw ParseError(kind: .truncated, message: "expected a JSON value, found end of input", offset: 0)
         }
-        var reader = JSONReader(base: base, count: text.count, maxDepth: maxDepth)
+        var reader = JSONReader(base: base, count: text.count, maxDepth: min(maxDepth, depthCeiling))
         return try reader.parse()
     }
 

@@ -669,3 +669,36 @@ struct ContentDecodingLineTests {
         #expect(Data(base64Encoded: body["base64"] as? String ?? "") == Data(text))
     }
 }
+
+/// Found by review: bodies whose first two bytes happen to form a zlib header.
+@Suite("Content decoding: accidental zlib headers")
+struct AccidentalZlibHeaderTests {
+    static func looksLikeZlibHeader(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 2 && bytes[0] & 0x0F == 8 && bytes[0] >> 4 <= 7 && (Int(bytes[0]) << 8 | Int(bytes[1])) % 31 == 0
+    }
+
+    /// Raw deflate data that starts like a zlib header is still undone, as raw (reliability.md §1.3). zlib's own
+    /// encoder never writes such a start (its first block header leaves the low nibble 8 only for a stored block with
+    /// padding bits set), other encoders may: two stored blocks, the first with its padding bits set, so that the
+    /// first two bytes are 78 01.
+    @Test func rawDeflateThatLooksWrapped() throws {
+        let text = Array("{\"a\":[1,2,3]}".utf8)
+        let rest = Array(text.dropFirst())
+        var raw: [UInt8] = [0x78, 0x01, 0x00, 0xFE, 0xFF, text[0]]  // not final, stored, padding 1111, LEN 1
+        raw += [0x01, UInt8(rest.count), 0x00, ~UInt8(rest.count), 0xFF] + rest  // final, stored
+        #expect(Self.looksLikeZlibHeader(raw))
+        let outcome = try undo(raw, ["deflate"]).get()
+        #expect(outcome.body == text)
+        #expect(outcome.warnings.isEmpty)
+    }
+
+    /// Plain text declared gzip whose first two bytes form a zlib header: used as it is, with the warning.
+    @Test func plainTextThatLooksZlibDeclaredGzip() throws {
+        // "x^" = 0x78 0x5E: CM 8, CINFO 7, and 0x785E % 31 == 0.
+        let body = Array("x^ is not compressed".utf8)
+        #expect(Self.looksLikeZlibHeader(body))
+        let outcome = try undo(body, ["gzip"]).get()
+        #expect(outcome.body == body)
+        #expect(outcome.warnings.count == 1)
+    }
+}

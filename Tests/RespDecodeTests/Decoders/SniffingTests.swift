@@ -37,6 +37,8 @@ struct SniffingTests {
     @Test func binarySignatures() {
         #expect(Self.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) == "image/png")
         #expect(Self.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == "image/jpeg")
+        #expect(Self.sniff([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00]) == "application/json", "UTF-16LE with BOM")
+        #expect(Self.sniff([0xFE, 0xFF, 0x00, 0x5B, 0x00, 0x5D]) == "application/json", "UTF-16BE with BOM")
         var bmp = [UInt8](repeating: 0, count: 54)
         bmp[0] = UInt8(ascii: "B")
         bmp[1] = UInt8(ascii: "M")

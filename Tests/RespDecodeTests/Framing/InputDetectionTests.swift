@@ -43,4 +43,19 @@ struct InputDetectionTests {
         #expect(har.count <= InputDetection.prefixLength)
         #expect(Self.detect(har) == .har)
     }
+
+    /// What a slow pipe may have sent so far: too little to decide, so the runner reads on.
+    @Test(arguments: ["", " \r\n", "H", "HTTP", "W", "WARC", "{", "{\n  ", "{\"", "{ \"lo", "\u{FEFF}", "\u{FEFF}  WA"])
+    func undecided(_ prefix: String) {
+        #expect(Array(prefix.utf8).withUnsafeBufferPointer(InputDetection.decide) == .undecided, "\(prefix.debugDescription)")
+    }
+
+    @Test func undecidedBinaryPrefixes() {
+        for prefix: [UInt8] in [[0x1F], [0xEF], [0xEF, 0xBB]] {
+            #expect(prefix.withUnsafeBufferPointer(InputDetection.decide) == .undecided, "\(prefix)")
+        }
+        #expect([0x1F, 0x00].withUnsafeBufferPointer(InputDetection.decide) == .unknown)
+        #expect(Array("WAX".utf8).withUnsafeBufferPointer(InputDetection.decide) == .unknown)
+        #expect(Array("{\"lox\"".utf8).withUnsafeBufferPointer(InputDetection.decide) == .format(.ndjson))
+    }
 }
