@@ -15,15 +15,30 @@
      Content-Length missing, invalid, negative or overflowing ... malformedRecord, then the next line that starts with
                                                                   `WARC/`
      header section over maxHeaderBytes ......................... limitExceeded, then the next `WARC/` line
-     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered
+     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered;
+                                                                  in gzip input a member inside it whose data starts
+                                                                  with `WARC/` ends it (malformedRecord for a type not
+                                                                  chosen), so a wrong length cannot swallow the file
      block not followed by CRLF CRLF ............................ malformedRecord (the Content-Length is wrong), then
                                                                   the next `WARC/` line after the header: a length
                                                                   too long must not swallow the records it overlaps
      input ends inside a record ................................. truncatedRecord (then the same search, so records
                                                                   inside a block whose length overshoots are kept)
 
- Bare LF line ends are accepted in the header and after the block; blank lines between records are filler. In gzip
- input a member whose data starts with `WARC/` is also a place where the search for the next record stops.
+ Bare LF line ends are accepted in the header and after the block; blank lines between records are filler, and so
+ are NUL bytes and white space at the end of the input (padding, up to 64 KiB; elsewhere they are a failure, and a
+ record right after them is kept). In gzip input a member whose data starts with `WARC/` is also a place where the
+ search for the next record stops.
+
+ Plain input skipping an oversize block only counts bytes: a `WARC/` line inside a block is legitimate data (a WARC
+ archived in a WARC), and plain records are not cut into members that would say where a record may start. So an
+ oversize length beyond the input is one truncatedRecord whose `bytes` cover the rest of the input (records inside
+ it are not framed: known limit, not silent).
+
+ Mixed input is read whole: bytes between gzip members that do not start with 1F 8B are framed as plain data (their
+ records' offsets are input offsets), and plain input that has a gzip member header (1F 8B 08) where a record would
+ start is read as gzip members from there. Limit: after a switch to gzip, a 1F 8B 08 inside a later plain record (a
+ gzip-encoded body) is taken for a member; that record then fails, and framing resumes at the next `WARC/` line.
 
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (Support/GzipMembers.swift).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
