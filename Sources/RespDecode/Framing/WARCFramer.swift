@@ -15,15 +15,30 @@
      Content-Length missing, invalid, negative or overflowing ... malformedRecord, then the next line that starts with
                                                                   `WARC/`
      header section over maxHeaderBytes ......................... limitExceeded, then the next `WARC/` line
-     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered
+     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered;
+                                                                  in gzip input a member inside it whose data starts
+                                                                  with `WARC/` ends it (malformedRecord for a type not
+                                                                  chosen), so a wrong length cannot swallow the file
      block not followed by CRLF CRLF ............................ malformedRecord (the Content-Length is wrong), then
                                                                   the next `WARC/` line after the header: a length
                                                                   too long must not swallow the records it overlaps
      input ends inside a record ................................. truncatedRecord (then the same search, so records
                                                                   inside a block whose length overshoots are kept)
 
- Bare LF line ends are accepted in the header and after the block; blank lines between records are filler. In gzip
- input a member whose data starts with `WARC/` is also a place where the search for the next record stops.
+ Bare LF line ends are accepted in the header and after the block; blank lines between records are filler, and so
+ are NUL bytes and white space at the end of the input (padding, up to 64 KiB; elsewhere they are a failure, and a
+ record right after them is kept). In gzip input a member whose data starts with `WARC/` is also a place where the
+ search for the next record stops.
+
+ Plain input skipping an oversize block only counts bytes: a `WARC/` line inside a block is legitimate data (a WARC
+ archived in a WARC), and plain records are not cut into members that would say where a record may start. So an
+ oversize length beyond the input is one truncatedRecord whose `bytes` cover the rest of the input (records inside
+ it are not framed: known limit, not silent).
+
+ Mixed input is read whole: bytes between gzip members that do not start with 1F 8B are framed as plain data (their
+ records' offsets are input offsets), and plain input that has a gzip member header (1F 8B 08) where a record would
+ start is read as gzip members from there. Limit: after a switch to gzip, a 1F 8B 08 inside a later plain record (a
+ gzip-encoded body) is taken for a member; that record then fails, and framing resumes at the next `WARC/` line.
 
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (Support/GzipMembers.swift).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
@@ -80,7 +95,9 @@ public struct WARCFramer: RecordFramer {
 
     // gzip: where members start in the inflated stream; whether one is being inflated; a finished item that waits for
     // its member's end; the member the input ended in.
-    private var boundaries: [(start: Int64, member: Int64)] = []
+    // A boundary with `plain` starts a run of bytes between members that are not gzip (passed through as they are):
+    // `member` is then the input offset of its first byte.
+    private var boundaries: [(start: Int64, member: Int64, plain: Bool)] = []
     private var memberOpen = false
     private var held: Held?
     private var truncatedMember: Int64?
@@ -225,6 +242,25 @@ public struct WARCFramer: RecordFramer {
         return message + " (the input ends inside the gzip member at \(member))"
     }
 
+    /// The most padding bytes taken as filler at the end of the input; more is a failure (so it is not buffered).
+    private static let maxPadding = 64 * 1024
+
+    private func isPadding(_ byte: UInt8) -> Bool {
+        byte == 0 || byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+    }
+
+    /// Plain input reached a gzip member header where a record would start: the rest of the input is read as gzip
+    /// members (and plain runs between them); stream offsets go on from here.
+    private mutating func switchToGzip() {
+        let members = GzipMembers(base: currentOffset)
+        buffer.withUnsafeBufferPointer { members.append(UnsafeBufferPointer(rebasing: $0[position...])) }
+        if inputFinished { members.finish() }
+        inflater = members
+        mode = .gzip
+        buffer.removeSubrange(position...)
+        dataEnded = false
+    }
+
     // MARK: - Steps
 
     /// Advances the state machine once. Returns `false` when nothing can be done without more data.
@@ -243,6 +279,26 @@ public struct WARCFramer: RecordFramer {
     private mutating func stepStart() -> Bool {
         while position < buffer.count && (buffer[position] == 0x0D || buffer[position] == 0x0A) { position += 1 }
         guard available > 0 else { return false }
+        if mode == .plain && buffer[position] == 0x1F {
+            // gzip members after plain records: inflated from here on.
+            if available < 3 && !dataEnded { return false }
+            if available >= 3 && buffer[position + 1] == 0x8B && buffer[position + 2] == 0x08 {
+                switchToGzip()
+                return true
+            }
+        }
+        // NUL bytes and white space: filler when nothing else follows them (padding at the end of a file).
+        var padding = 0
+        if isPadding(buffer[position]) {
+            var end = position
+            while end < buffer.count && end - position <= Self.maxPadding && isPadding(buffer[end]) { end += 1 }
+            if end == buffer.count && end - position <= Self.maxPadding {
+                guard dataEnded else { return false }
+                consume(end - position)
+                return false
+            }
+            padding = end - position
+        }
         if starts(with: "WARC/", at: position) {
             let start = currentOffset
             let (offset, warning) = reportedOffset(at: start)
@@ -265,7 +321,13 @@ public struct WARCFramer: RecordFramer {
             message = "expected a version line starting with 'WARC/', found \(quotedMismatch(buffer, at: position, expecting: "WARC/"))"
         }
         beginFailure(RecordError(.malformedRecord, message, location: location(currentOffset)), at: currentOffset)
-        state = .resync(checkHere: false)
+        if padding > 0 {
+            // A record right after the padding is kept.
+            skipIntoFailure(padding)
+            state = .resync(checkHere: true)
+        } else {
+            state = .resync(checkHere: false)
+        }
         return true
     }
 
@@ -430,7 +492,33 @@ public struct WARCFramer: RecordFramer {
             finishFailure()
             return true
         }
-        let n = min(available, remaining)
+        var n = min(available, remaining)
+        // gzip: a member inside the block whose data starts with `WARC/` is the next record (an oversize length must
+        // not swallow the records after it, one member each). Not for plain input (see the file comment).
+        // (The header is consumed: a member at `position` starts after the record.)
+        for boundary in boundaries where boundary.start >= currentOffset {
+            let index = Int(boundary.start - bufferOffset)
+            guard index < position + n else { break }
+            if starts(with: "WARC/", at: index) {
+                skipIntoFailure(index - position)
+                let message =
+                    "the block is cut short by a new record at \(boundary.member)\(boundary.plain ? "" : " (a gzip member)"): "
+                    + "its Content-Length is probably wrong"
+                if failure != nil {
+                    failure!.error.message += "; " + message
+                } else {
+                    beginFailure(fromCurrent(.malformedRecord, message), excerpt: current?.headExcerpt ?? [])
+                }
+                finishFailure()
+                return true
+            }
+            if !dataEnded && isPrefix(of: "WARC/", at: index) {
+                // Undecided until more of the member is inflated.
+                n = index - position
+                break
+            }
+        }
+        guard n > 0 else { return false }
         skipIntoFailure(n)
         state = .skip(remaining: remaining - n)
         return true
@@ -671,6 +759,7 @@ public struct WARCFramer: RecordFramer {
         guard mode == .gzip else { return (start, nil) }
         pruneBoundaries(upTo: start)
         guard let boundary = boundaries.first, boundary.start <= start else { return (start, nil) }
+        if boundary.plain { return (boundary.member + (start - boundary.start), nil) }
         if boundary.start >= lastItemEnd { return (boundary.member, nil) }
         return (
             start,
@@ -694,8 +783,18 @@ public struct WARCFramer: RecordFramer {
         case .memberStart(let member):
             let start = bufferOffset + Int64(buffer.count)
             if let last = boundaries.last, last.start == start { boundaries.removeLast() }
-            boundaries.append((start, member))
+            boundaries.append((start, member, false))
             memberOpen = true
+        case .plain(let at, let count):
+            releaseHeld()
+            let start = bufferOffset + Int64(buffer.count)
+            if let last = boundaries.last, last.plain, start - last.start == at - last.member {
+                // The same run, delivered in pieces.
+            } else {
+                boundaries.append((start, at, true))
+            }
+            compact()
+            scratch.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
         case .output(let count):
             releaseHeld()
             compact()

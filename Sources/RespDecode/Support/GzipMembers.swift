@@ -6,8 +6,13 @@
  The caller appends compressed input as it arrives and pulls events: a member starts (at this compressed offset),
  inflated bytes, a member ends (its CRC-32 and length checked by zlib), a member is corrupt (zlib's message), the input
  ended inside a member. After a corrupt member, inflating resumes at the next member header (1F 8B 08) after the point
- where zlib gave up; a header found that way which fails again before giving any output was a false hit inside the bad
- data and is not reported a second time.
+ where zlib gave up. A header found that way which fails again is reported again, even before it gives any output: it
+ cannot be told from a real member that is damaged too (two bad members in a row must cost two items, never one
+ silently), so a false hit inside the bad data costs at worst a spare error.
+
+ Between members, bytes that do not start a member (1F 8B) are not gzip at all: they are passed through as they are
+ (`plain`), up to the next 1F 8B 08, so plain WARC records, padding or garbage after gzip members reach the framer,
+ which frames them (or reports them) like any plain input.
 
  Output is inflated only as the caller asks for it, into the caller's buffer: a small input that inflates to gigabytes
  costs what the caller lets it write, never memory here. The events do not depend on how the input was split: zlib
@@ -28,6 +33,9 @@ final class GzipMembers {
         /// The member that began at `member` is not valid gzip data; `message` is zlib's. Later output comes from the
         /// next member header found after the point of failure.
         case corrupt(member: Int64, message: String)
+        /// This many bytes that are not in any member (they do not start with 1F 8B) were copied, as they are, to the
+        /// start of the output buffer; the first of them is at this compressed offset.
+        case plain(at: Int64, count: Int)
         /// The input ended inside the member that began at this offset.
         case truncated(Int64)
         /// Nothing more can be done until more input is appended.
@@ -56,11 +64,10 @@ final class GzipMembers {
     private var phase = Phase.betweenMembers
     /// An event found together with output, to report on the next call.
     private var deferred: Event?
-    /// The last member reported was corrupt and nothing has been inflated since: a member found by searching that
-    /// fails before giving output is part of the same damage.
-    private var afterCorruption = false
 
-    init() {
+    /// - Parameter base: the offset of the first byte appended in the whole input (where gzip data starts after plain).
+    init(base: Int64 = 0) {
+        inputBase = base
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         // 15 + 16: a gzip wrapper (not zlib, not raw), 32 KiB window; zlib checks the CRC-32 and length trailer.
@@ -118,6 +125,17 @@ final class GzipMembers {
                     }
                     return .needInput
                 }
+                if input[inputPosition] != 0x1F || inputPosition + 1 == input.count || input[inputPosition + 1] != 0x8B {
+                    if input[inputPosition] == 0x1F && inputPosition + 1 == input.count {
+                        // 1F: a member, or not, depending on the next byte; at the end, a member cut short.
+                        guard finished else { return .needInput }
+                        let start = inputOffset
+                        inputPosition = input.count
+                        phase = .ended
+                        return .truncated(start)
+                    }
+                    return passThrough(into: output)
+                }
                 guard started, inflateReset(stream) == Z_OK else {
                     // zlib could not start (out of memory): every member is unreadable.
                     let start = inputOffset
@@ -153,15 +171,10 @@ final class GzipMembers {
             return (status, consumed, written)
         }
         inputPosition += consumed
-        if written > 0 {
-            afterCorruption = false
-            phase = .inMember(start: start, produced: true)
-        }
-        let producedNow = produced || written > 0
+        if written > 0 { phase = .inMember(start: start, produced: true) }
         let event: Event?
         switch status {
         case Z_STREAM_END:
-            afterCorruption = false
             phase = .betweenMembers
             event = .memberEnd(start)
         case Z_OK:
@@ -177,18 +190,42 @@ final class GzipMembers {
         default:
             let message = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
             phase = .searching
-            if afterCorruption && !producedNow {
-                event = nil  // a false member header inside the damaged data
-            } else {
-                afterCorruption = true
-                event = .corrupt(member: start, message: message)
-            }
+            event = .corrupt(member: start, message: message)
         }
         if written > 0 {
             deferred = event
             return .output(written)
         }
         return event
+    }
+
+    /// Copies the bytes at `inputPosition` (which do not start a member) up to the next member header 1F 8B 08, or as
+    /// far as is known not to start one.
+    private func passThrough(into output: UnsafeMutableBufferPointer<UInt8>) -> Event {
+        let start = inputPosition
+        let end: Int = input.withUnsafeBufferPointer { all in
+            let base = all.baseAddress!
+            var from = start + 1
+            while from < all.count, let hit = memchr(base + from, 0x1F, all.count - from) {
+                let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if index + 2 >= all.count {
+                    if finished { return all.count }
+                    // Too close to the end to tell: pass it once more input says what it is.
+                    if index + 1 == all.count || all[index + 1] == 0x8B { return index }
+                    from = index + 1
+                    continue
+                }
+                if all[index + 1] == 0x8B && all[index + 2] == 0x08 { return index }
+                from = index + 1
+            }
+            return all.count
+        }
+        let count = min(end - start, output.count)
+        input.withUnsafeBufferPointer { all in
+            _ = memcpy(output.baseAddress!, all.baseAddress! + start, count)
+        }
+        inputPosition += count
+        return .plain(at: inputBase + Int64(start), count: count)
     }
 
     /// Skips to the next member header (1F 8B 08) at or after `inputPosition`.

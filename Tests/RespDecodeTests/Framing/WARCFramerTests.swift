@@ -661,6 +661,88 @@ struct WARCFramerTests {
             ])
     }
 
+    /// Members that fail before giving output, one after another, are each an item: no record goes without a line.
+    @Test func consecutiveCorruptMembersAreEachReported() throws {
+        let records = (0..<4).map { WARCFixtures.response(WARCFixtures.json, uri: "http://x/\($0)", id: "<urn:x:\($0)>") }
+        for damage in ["header flags", "deflate data"] {
+            var members = records.map { WARCFixtures.gzipMember($0) }
+            for k in [1, 2] {
+                if damage == "header flags" { members[k][3] = 0xE0 } else { members[k][12] ^= 0xFF; members[k][13] ^= 0xFF }
+            }
+            var offsets: [Int] = []
+            var total = 0
+            for member in members {
+                offsets.append(total)
+                total += member.count
+            }
+            let items = warcEverySplit(members.flatMap { $0 })
+            #expect(items.count == 4, "\(damage): \(items.map(describeWARC))")
+            #expect(items.first?.record?.offset == 0)
+            #expect(items.dropFirst().first?.failure?.offset == Int64(offsets[1]), "\(damage)")
+            #expect(items.dropFirst(2).first?.failure?.offset == Int64(offsets[2]), "\(damage)")
+            #expect(items.last?.record?.offset == Int64(offsets[3]), "\(damage)")
+        }
+    }
+
+    /// An oversize Content-Length in a per-record `.warc.gz` ends at the next member that starts a record.
+    @Test func oversizeLengthEndsAtTheNextRecordMember() throws {
+        let limits = Limits(maxHeaderBytes: 1024, maxBodyBytes: 4096)
+        let liar = WARCFixtures.record("resource", block: "x", contentLength: "99999999999")
+        let records = [WARCFixtures.small[3], liar] + Array(repeating: WARCFixtures.small[3], count: 5)
+        let (input, offsets) = WARCFixtures.gzipPerRecord(records)
+        let items = warcEverySplit(input, limits: limits)
+        #expect(items.count == 7, "\(items.map(describeWARC))")
+        let failure = try #require(items.dropFirst().first?.failure)
+        #expect(failure.error.code == .limitExceeded && failure.offset == offsets[1], "\(failure.error)")
+        #expect(items.dropFirst(2).map { $0.record?.offset } == offsets.dropFirst(2).map { $0 })
+        // A type not chosen: the record cut short is one malformedRecord, the others are counted.
+        var framer = WARCFramer(limits: limits, types: ["response"])
+        #expect(warcItems(&framer, input).map(describeWARC) == ["@\(offsets[1]) malformedRecord resource"])
+        #expect(framer.skippedRecords == ["resource": 6])
+    }
+
+    /// Plain records after gzip members, and gzip members after plain records, are framed; none is lost.
+    @Test func plainAndGzipMixed() {
+        let plain = (1...3).map { WARCFixtures.response(WARCFixtures.json, uri: "http://x/\($0)", id: "<urn:x:\($0)>") }
+        let first = WARCFixtures.gzipMember(WARCFixtures.small[3])
+        let gzThenPlain = warcEverySplit(first + plain.flatMap { $0 })
+        #expect(
+            gzThenPlain.map { $0.record?.offset } == [
+                0, Int64(first.count), Int64(first.count + plain[0].count),
+                Int64(first.count + plain[0].count + plain[1].count),
+            ], "\(gzThenPlain.map(describeWARC))")
+        let plainThenGz = warcEverySplit(plain[0] + first + first + plain[1])
+        #expect(
+            plainThenGz.map { $0.record?.offset } == [
+                0, Int64(plain[0].count), Int64(plain[0].count + first.count),
+                Int64(plain[0].count + 2 * first.count),
+            ], "\(plainThenGz.map(describeWARC))")
+        // Garbage between members is one framing failure; the records around it are kept.
+        let junk = warcEverySplit(first + Array("junk\n".utf8) + plain[0] + first)
+        #expect(
+            junk.map(describeWARC) == [
+                "@0 resource 200 body=\"plain text\"", "@\(first.count) malformedRecord -",
+                "@\(first.count + 5) response 200 body=\"{\\\"foo\\\":\\\"bar\\\"}\"",
+                "@\(first.count + 5 + plain[0].count) resource 200 body=\"plain text\"",
+            ])
+    }
+
+    /// NUL bytes and white space after the last member (or record) are filler; other trailing bytes are one failure.
+    @Test func paddingAtTheEndIsFiller() {
+        let gz = WARCFixtures.gzipPerRecord([WARCFixtures.small[3], WARCFixtures.small[1]]).bytes
+        for padding in [[UInt8](repeating: 0, count: 512), [0x0A], Array(" \r\n\t\0".utf8)] {
+            #expect(warcEverySplit(gz + padding).map { $0.record != nil } == [true, true], "\(padding.count)")
+            let plain = WARCFixtures.small[3] + padding
+            #expect(warcEverySplit(plain).map { $0.record != nil } == [true], "\(padding.count)")
+        }
+        let junk = warcEverySplit(gz + [0, 0, 0x78])
+        #expect(junk.map(describeWARC).last == "@\(gz.count) malformedRecord -")
+        #expect(junk.count == 3)
+        // Padding followed by a record: the padding is a failure, the record is kept.
+        let before = warcEverySplit([0, 0] + WARCFixtures.small[3])
+        #expect(before.map(describeWARC) == ["@0 malformedRecord -", "@2 resource 200 body=\"plain text\""])
+    }
+
     @Test func recordSplitAcrossMembers() {
         // Members that do not follow records (warcio's example-wrong-chunks.warc.gz): the inflated stream is framed.
         let plain = WARCFixtures.small[1] + WARCFixtures.small[3]
