@@ -279,6 +279,11 @@ enum WARCBlock {
             codings.last.map { asciiCaseInsensitiveEquals($0, "chunked") } == true
             && codings.filter { asciiCaseInsensitiveEquals($0, "chunked") }.count == 1
         if chunked {
+            // Codings before chunked (`gzip, chunked`) are transfer codings, not content codings: not undone.
+            if codings.count > 1 {
+                let others = codings.dropLast().joined(separator: ", ")
+                warnings.append("transfer coding '\(others)' before chunked is not undone")
+            }
             switch dechunk(rest) {
             case .notChunked:
                 body = Array(rest)

@@ -308,6 +308,14 @@ struct WARCFramerTests {
         #expect(record.warnings.isEmpty)
     }
 
+    /// A transfer coding before chunked is not undone, and the line says so (found by review: it was silent).
+    @Test func transferCodingBeforeChunkedIsNamed() throws {
+        let http = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+        let record = try #require(warcEverySplit(WARCFixtures.response(http)).first?.record)
+        #expect(record.body == Array("hello".utf8))
+        #expect(record.warnings == ["transfer coding 'gzip' before chunked is not undone"])
+    }
+
     @Test func storedDechunkedBodyIsTakenAsIs() throws {
         // Common Crawl and warcio store the body de-chunked but keep the header.
         for body in ["<html>hello</html>", "abc\nnot a chunk", "5\r\nhelloX", ""] {
