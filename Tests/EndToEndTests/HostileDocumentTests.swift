@@ -32,8 +32,16 @@ struct HostileDocumentTests {
 
     /// Runs respdecode on `body` under the limits and returns its single line.
     static func runLimited(_ body: Data, type: String, name: String, arguments: [String] = []) throws -> [String: Any] {
+        let lines = try runLimited(input: response(body, type: type), name: name, arguments: arguments)
+        #expect(lines.count == 1, "\(name): \(lines.count) lines")
+        return try #require(lines.first)
+    }
+
+    /// Runs respdecode on `input` (whole responses) under 256 MiB of address space (`ulimit -v`) and a 1 s budget:
+    /// exit 0 and nothing on stderr are expected; returns its lines.
+    static func runLimited(input: Data, name: String, arguments: [String] = []) throws -> [[String: Any]] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-hostile-\(UUID().uuidString).http")
-        try response(body, type: type).write(to: file)
+        try input.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let started = ContinuousClock.now
         // 262,144 KiB = 256 MiB of address space; the binary runs in well under that on any benign record.
@@ -44,10 +52,9 @@ struct HostileDocumentTests {
         #expect(result.status == 0, "\(name): exit \(result.status) \(result.stderr)")
         #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")
         #expect(elapsed < .seconds(1), "\(name) took \(elapsed)")
-        let lines = result.stdout.split(separator: UInt8(ascii: "\n"))
-        #expect(lines.count == 1, "\(name): \(lines.count) lines")
-        let object = try JSONSerialization.jsonObject(with: lines.first ?? Data())
-        return try #require(object as? [String: Any])
+        return try result.stdout.split(separator: UInt8(ascii: "\n")).map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+        }
     }
 
     @Test(.enabled(if: corporaAvailable, "../shared/corpora is absent"))

@@ -119,24 +119,9 @@ extension HostileDocumentTests {
                 + "Content-Length: \(body.count)\r\n\r\n").utf8) + Data(body)
         }
 
-        /// HostileDocumentTests.runLimited with a Content-Encoding field: runs respdecode on `input` (whole
-        /// responses) under 256 MiB of address space and a 1 s budget, and returns its lines.
+        /// HostileDocumentTests.runLimited on whole responses (built with a Content-Encoding field).
         static func runLimited(_ input: Data, name: String, arguments: [String] = []) throws -> [[String: Any]] {
-            let file = FileManager.default.temporaryDirectory
-                .appendingPathComponent("respdecode-encoding-\(UUID().uuidString).http")
-            try input.write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let started = ContinuousClock.now
-            let result = try EndToEndTests.run(
-                ["-c", "ulimit -v 262144 && exec \"$0\" \"$@\"", EndToEndTests.binary.path] + arguments + [file.path],
-                executable: "/bin/sh")
-            let elapsed = ContinuousClock.now - started
-            #expect(result.status == 0, "\(name): exit \(result.status) \(result.stderr)")
-            #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")
-            #expect(elapsed < .seconds(1), "\(name) took \(elapsed)")
-            return try result.stdout.split(separator: UInt8(ascii: "\n")).map {
-                try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
-            }
+            try HostileDocumentTests.runLimited(input: input, name: name, arguments: arguments)
         }
 
         /// The single line for one response with `body` under `encoding`.

@@ -41,6 +41,14 @@ public struct Limits: Sendable, Hashable {
     /// Default: 8,000,000.
     public var maxImageChunkBytes: Int
 
+    /// Largest text of one HAR entry or ndjson line: 2 × `maxBodyBytes` + `maxHeaderBytes` (a base64 body is 4/3
+    /// of its bytes, plus escapes and the other fields), saturating instead of overflowing.
+    public var maxRecordTextBytes: Int {
+        let (twice, overflow) = maxBodyBytes.multipliedReportingOverflow(by: 2)
+        let (cap, overflow2) = twice.addingReportingOverflow(max(maxHeaderBytes, 0))
+        return overflow || overflow2 ? Int.max : max(cap, 0)
+    }
+
     public init(
         maxHeaderBytes: Int = 64 * 1024,
         maxBodyBytes: Int = 64 * 1024 * 1024,

@@ -22,6 +22,26 @@ struct FramedItemQueue {
     }
 }
 
+extension Array where Element == UInt8 {
+    /// Whether the bytes at `index` are `prefix`.
+    func starts(with prefix: StaticString, at index: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard count - index >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where self[index + k] != p[k] { return false }
+        return true
+    }
+
+    /// Whether the bytes from `index` to the end are a proper prefix of `prefix` (more input could complete it).
+    func isPrefix(of prefix: StaticString, at index: Int) -> Bool {
+        let n = count - index
+        guard n < prefix.utf8CodeUnitCount else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where self[index + k] != p[k] { return false }
+        return true
+    }
+}
+
 /// Drops the consumed front (`buffer[..<position]`) of a framer's input buffer when all of it is consumed, or when
 /// the consumed part is at least 64 KiB and at least half of it — so each byte is moved O(1) times on average.
 /// - Returns: how many bytes were dropped (0 when the buffer was left as it was); `offset` (the input offset of

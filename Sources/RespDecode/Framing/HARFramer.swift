@@ -127,9 +127,7 @@ public struct HARFramer: RecordFramer {
     ///   `maxErrorBodyBytes` apply.
     public init(limits: Limits = Limits()) {
         self.limits = limits
-        let (twice, overflow) = limits.maxBodyBytes.multipliedReportingOverflow(by: 2)
-        let (cap, overflow2) = twice.addingReportingOverflow(max(limits.maxHeaderBytes, 0))
-        self.entryCap = overflow || overflow2 ? Int.max : max(cap, 0)
+        self.entryCap = limits.maxRecordTextBytes
         self.scanner = ValueScanner(maxDepth: limits.maxDepth)
     }
 

@@ -108,23 +108,6 @@ public struct HTTPStreamFramer: RecordFramer {
 
     private func byte(at index: Int) -> UInt8 { buffer[index] }
 
-    private func starts(with prefix: StaticString, at index: Int) -> Bool {
-        let n = prefix.utf8CodeUnitCount
-        guard buffer.count - index >= n else { return false }
-        let p = prefix.utf8Start
-        for k in 0..<n where buffer[index + k] != p[k] { return false }
-        return true
-    }
-
-    /// Whether the bytes from `index` to the end are a proper prefix of `prefix` (more input could complete it).
-    private func isPrefix(of prefix: StaticString, at index: Int) -> Bool {
-        let n = buffer.count - index
-        guard n < prefix.utf8CodeUnitCount else { return false }
-        let p = prefix.utf8Start
-        for k in 0..<n where buffer[index + k] != p[k] { return false }
-        return true
-    }
-
     /// Index of the first `byte` in `buffer[from..<to]`.
     private func find(_ byte: UInt8, from: Int, to: Int) -> Int? {
         guard from < to else { return nil }
@@ -166,7 +149,7 @@ public struct HTTPStreamFramer: RecordFramer {
             }
             return false
         }
-        if starts(with: "HTTP/1.", at: position) {
+        if buffer.starts(with: "HTTP/1.", at: position) {
             if interimStatuses.isEmpty {
                 messageStart = currentOffset
                 excerpt.removeAll(keepingCapacity: true)
@@ -177,8 +160,8 @@ public struct HTTPStreamFramer: RecordFramer {
             state = .head
             return true
         }
-        if !finished && isPrefix(of: "HTTP/1.", at: position) { return false }
-        if finished && isPrefix(of: "HTTP/1.", at: position) {
+        if !finished && buffer.isPrefix(of: "HTTP/1.", at: position) { return false }
+        if finished && buffer.isPrefix(of: "HTTP/1.", at: position) {
             return truncatedBeforeHead("input ended inside a status line")
         }
         let message: String
@@ -550,24 +533,24 @@ public struct HTTPStreamFramer: RecordFramer {
     /// `position`), adding the skipped bytes to the pending failure.
     private mutating func stepResync(checkHere: Bool) -> Bool {
         if checkHere {
-            if starts(with: "HTTP/1.", at: position) {
+            if buffer.starts(with: "HTTP/1.", at: position) {
                 finishFailure()
                 state = .start
                 return true
             }
-            if isPrefix(of: "HTTP/1.", at: position) && !finished { return false }
+            if buffer.isPrefix(of: "HTTP/1.", at: position) && !finished { return false }
             state = .resync(checkHere: false)
         }
         let pattern: StaticString = "\nHTTP/1."
         var from = position
         while let newline = find(0x0A, from: from, to: buffer.count) {
-            if starts(with: pattern, at: newline) {
+            if buffer.starts(with: pattern, at: newline) {
                 skipIntoFailure(newline + 1 - position)
                 finishFailure()
                 state = .start
                 return true
             }
-            if isPrefix(of: pattern, at: newline) && !finished {
+            if buffer.isPrefix(of: pattern, at: newline) && !finished {
                 skipIntoFailure(newline - position)
                 return false
             }

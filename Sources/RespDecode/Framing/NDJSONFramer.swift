@@ -51,9 +51,7 @@ public struct NDJSONFramer: RecordFramer {
     ///   apply.
     public init(limits: Limits = Limits()) {
         self.limits = limits
-        let (twice, overflow) = limits.maxBodyBytes.multipliedReportingOverflow(by: 2)
-        let (cap, overflow2) = twice.addingReportingOverflow(max(limits.maxHeaderBytes, 0))
-        self.lineCap = overflow || overflow2 ? Int.max : max(cap, 0)
+        self.lineCap = limits.maxRecordTextBytes
     }
 
     public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {

@@ -209,23 +209,6 @@ public struct WARCFramer: RecordFramer {
 
     private mutating func consume(_ n: Int) { position += n }
 
-    private func starts(with prefix: StaticString, at index: Int) -> Bool {
-        let n = prefix.utf8CodeUnitCount
-        guard buffer.count - index >= n else { return false }
-        let p = prefix.utf8Start
-        for k in 0..<n where buffer[index + k] != p[k] { return false }
-        return true
-    }
-
-    /// Whether the bytes from `index` to the end are a proper prefix of `prefix` (more input could complete it).
-    private func isPrefix(of prefix: StaticString, at index: Int) -> Bool {
-        let n = buffer.count - index
-        guard n < prefix.utf8CodeUnitCount else { return false }
-        let p = prefix.utf8Start
-        for k in 0..<n where buffer[index + k] != p[k] { return false }
-        return true
-    }
-
     /// Index of the first `byte` in `buffer[from...]`.
     private func find(_ byte: UInt8, from: Int) -> Int? {
         buffer.withUnsafeBufferPointer { WARCBlock.find(byte, in: $0, from: from, to: $0.count) }
@@ -299,7 +282,7 @@ public struct WARCFramer: RecordFramer {
             }
             padding = end - position
         }
-        if starts(with: "WARC/", at: position) {
+        if buffer.starts(with: "WARC/", at: position) {
             let start = currentOffset
             let (offset, warning) = reportedOffset(at: start)
             current = Current(start: start, offset: offset, warnings: warning.map { [$0] } ?? [])
@@ -307,7 +290,7 @@ public struct WARCFramer: RecordFramer {
             state = .header
             return true
         }
-        if isPrefix(of: "WARC/", at: position) {
+        if buffer.isPrefix(of: "WARC/", at: position) {
             guard dataEnded else { return false }
             beginFailure(
                 RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
@@ -315,7 +298,7 @@ public struct WARCFramer: RecordFramer {
             return true
         }
         let message: String
-        if starts(with: "filedesc://", at: position) {
+        if buffer.starts(with: "filedesc://", at: position) {
             message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
         } else {
             message = "expected a version line starting with 'WARC/', found \(quotedMismatch(buffer, at: position, expecting: "WARC/"))"
@@ -499,7 +482,7 @@ public struct WARCFramer: RecordFramer {
         for boundary in boundaries where boundary.start >= currentOffset {
             let index = Int(boundary.start - bufferOffset)
             guard index < position + n else { break }
-            if starts(with: "WARC/", at: index) {
+            if buffer.starts(with: "WARC/", at: index) {
                 skipIntoFailure(index - position)
                 let message =
                     "the block is cut short by a new record at \(boundary.member)\(boundary.plain ? "" : " (a gzip member)"): "
@@ -512,7 +495,7 @@ public struct WARCFramer: RecordFramer {
                 finishFailure()
                 return true
             }
-            if !dataEnded && isPrefix(of: "WARC/", at: index) {
+            if !dataEnded && buffer.isPrefix(of: "WARC/", at: index) {
                 // Undecided until more of the member is inflated.
                 n = index - position
                 break
@@ -680,11 +663,11 @@ public struct WARCFramer: RecordFramer {
     private mutating func stepResync(checkHere: Bool) -> Bool {
         pruneBoundaries(upTo: currentOffset)
         if checkHere {
-            if starts(with: "WARC/", at: position) {
+            if buffer.starts(with: "WARC/", at: position) {
                 finishFailure()
                 return true
             }
-            if isPrefix(of: "WARC/", at: position) && !dataEnded { return false }
+            if buffer.isPrefix(of: "WARC/", at: position) && !dataEnded { return false }
             state = .resync(checkHere: false)
         }
         let pattern: StaticString = "\nWARC/"
@@ -694,21 +677,21 @@ public struct WARCFramer: RecordFramer {
         var skipLimit = dataEnded ? buffer.count : max(position, buffer.count - (pattern.utf8CodeUnitCount - 1))
         var from = position
         while let newline = find(0x0A, from: from), newline + 1 < buffer.count {
-            if starts(with: pattern, at: newline) {
+            if buffer.starts(with: pattern, at: newline) {
                 hit = newline + 1
                 break
             }
-            if isPrefix(of: pattern, at: newline) { break }
+            if buffer.isPrefix(of: pattern, at: newline) { break }
             from = newline + 1
         }
         for boundary in boundaries where boundary.start > currentOffset {
             let index = Int(boundary.start - bufferOffset)
             guard index < buffer.count && index < (hit ?? buffer.count) else { break }
-            if starts(with: "WARC/", at: index) {
+            if buffer.starts(with: "WARC/", at: index) {
                 hit = index
                 break
             }
-            if !dataEnded && isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
+            if !dataEnded && buffer.isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
         }
         if let hit {
             skipIntoFailure(hit - position)

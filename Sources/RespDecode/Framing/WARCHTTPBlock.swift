@@ -197,7 +197,7 @@ enum WARCBlock {
             return .httpResponse
         }
         let isHTTP = contentType.flatMap(MediaType.mimeType(ofContentType:)) == "application/http"
-        let msgtype = contentType.flatMap { parameter("msgtype", of: $0) }.map { $0.lowercased() }
+        let msgtype = contentType.flatMap { MediaType.parameter("msgtype", ofContentType: $0) }.map { $0.lowercased() }
         let startsLikeResponse = block.starts(with: "HTTP/1.".utf8)
         if asciiCaseInsensitiveEquals(type, "response") {
             if isHTTP && msgtype != "request" { return .httpResponse }
@@ -208,19 +208,6 @@ enum WARCBlock {
         }
         if asciiCaseInsensitiveEquals(type, "request") && isHTTP { return .httpRequest }
         return .other
-    }
-
-    /// The value of parameter `name` in a `Content-Type` value (case-insensitive name, quotes removed).
-    static func parameter(_ name: String, of value: String) -> String? {
-        guard value.utf8.contains(UInt8(ascii: ";")) else { return nil }
-        for part in value.split(separator: ";").dropFirst() {
-            guard let equals = part.firstIndex(of: "=") else { continue }
-            guard asciiCaseInsensitiveEquals(part[..<equals].trimmingOWS(), name) else { continue }
-            var text = part[part.index(after: equals)...].trimmingOWS()
-            if text.utf8.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
-            return String(text)
-        }
-        return nil
     }
 
     struct HTTPResponse {

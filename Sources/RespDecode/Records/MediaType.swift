@@ -14,17 +14,19 @@ public enum MediaType {
 
     /// The `charset` parameter of a `Content-Type` field value (RFC 9110 §8.3.1), unquoted, or `nil`.
     public static func charset(ofContentType value: String) -> String? {
+        parameter("charset", ofContentType: value).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The parameter `name` (ASCII case-insensitive) of a `Content-Type` field value, unquoted, or `nil`.
+    public static func parameter(_ name: String, ofContentType value: String) -> String? {
         // Most Content-Types have no parameters: no split (and its array) for them.
         guard value.utf8.contains(UInt8(ascii: ";")) else { return nil }
         for parameter in value.split(separator: ";").dropFirst() {
             guard let equals = parameter.firstIndex(of: "=") else { continue }
-            let name = parameter[..<equals].trimmingOWS()
-            guard name.utf8.count == 7, name.lowercased() == "charset" else { continue }
-            var charset = parameter[parameter.index(after: equals)...].trimmingOWS()
-            if charset.count >= 2, charset.hasPrefix("\""), charset.hasSuffix("\"") {
-                charset = charset.dropFirst().dropLast()
-            }
-            return charset.isEmpty ? nil : String(charset)
+            guard asciiCaseInsensitiveEquals(parameter[..<equals].trimmingOWS(), name) else { continue }
+            var text = parameter[parameter.index(after: equals)...].trimmingOWS()
+            if text.utf8.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
+            return String(text)
         }
         return nil
     }

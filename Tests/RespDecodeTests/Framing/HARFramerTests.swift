@@ -28,6 +28,23 @@ func jsonFramedSummary(_ item: FramedItem) -> String {
     }
 }
 
+/// Feeds `input` to `framer` in pieces of the given sizes (the rest in one piece), finishes it, and returns every
+/// item it gave.
+func feed<F: RecordFramer>(_ framer: inout F, _ input: [UInt8], pieces: [Int] = []) -> [FramedItem] {
+    var items: [FramedItem] = []
+    var start = 0
+    for size in pieces where start < input.count {
+        let end = min(input.count, start + size)
+        framer.append(Array(input[start..<end]))
+        while let item = framer.next() { items.append(item) }
+        start = end
+    }
+    if start < input.count { framer.append(Array(input[start...])) }
+    framer.finish()
+    while let item = framer.next() { items.append(item) }
+    return items
+}
+
 /// Frames `input` with framers from `make`: whole, byte by byte (when `byteByByte`) and in `randomSplits` random
 /// splits. Every run must give the same items in every detail; returns the whole run's items.
 func framedInEverySplit<F: RecordFramer>(
@@ -35,18 +52,7 @@ func framedInEverySplit<F: RecordFramer>(
 ) -> [FramedItem] {
     func run(_ pieces: [Int]) -> [FramedItem] {
         var framer = make()
-        var items: [FramedItem] = []
-        var start = 0
-        for size in pieces where start < input.count {
-            let end = min(input.count, start + size)
-            framer.append(Array(input[start..<end]))
-            while let item = framer.next() { items.append(item) }
-            start = end
-        }
-        if start < input.count { framer.append(Array(input[start...])) }
-        framer.finish()
-        while let item = framer.next() { items.append(item) }
-        return items
+        return feed(&framer, input, pieces: pieces)
     }
     let whole = run([])
     let expected = whole.map(jsonFramedSummary)

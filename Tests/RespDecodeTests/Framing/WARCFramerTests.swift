@@ -109,18 +109,7 @@ func warcItems(
 }
 
 func warcItems(_ framer: inout WARCFramer, _ input: [UInt8], pieces: [Int] = []) -> [FramedItem] {
-    var items: [FramedItem] = []
-    var start = 0
-    for size in pieces where start < input.count {
-        let end = min(input.count, start + size)
-        framer.append(Array(input[start..<end]))
-        while let item = framer.next() { items.append(item) }
-        start = end
-    }
-    if start < input.count { framer.append(Array(input[start...])) }
-    framer.finish()
-    while let item = framer.next() { items.append(item) }
-    return items
+    feed(&framer, input, pieces: pieces)
 }
 
 /// A compact, comparable summary of a WARC item.
