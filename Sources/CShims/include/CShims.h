@@ -20,6 +20,10 @@ const char *respdecode_xml_last_generic_error(void);
 void respdecode_xml_set_current_parse(void *parse);
 void *respdecode_xml_current_parse(void);
 
+/* The cores this process may run on: its CPU affinity (which a container's cpuset narrows), else the cores online;
+   at least 1. */
+int respdecode_usable_cpus(void);
+
 #include <stddef.h>
 #include <stdint.h>
 

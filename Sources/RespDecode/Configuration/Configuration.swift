@@ -1,3 +1,5 @@
+internal import CShims
+
 /// Everything that decides how records are decoded and written; filled by the command line (and, later, a config
 /// file). Each property documents its default.
 public struct Configuration: Sendable {
@@ -37,6 +39,13 @@ public struct Configuration: Sendable {
     public var outputStyle: OutputStyle
     /// Bounds against hostile input.
     public var limits: Limits
+    /// Records decoded at once (`--jobs`). Default: the number of cores the process may run on.
+    public var jobs: Int
+    /// Print a run summary on standard error at the end (`--stats`). Default: false.
+    public var stats: Bool
+    /// Print the summary as a JSON line on standard error every this many seconds (`--stats-interval`).
+    /// Default: nil (never; SIGUSR1 still prints it at once).
+    public var statsInterval: Double?
 
     public init(
         input: InputFormat = .auto,
@@ -52,7 +61,10 @@ public struct Configuration: Sendable {
         strictDigests: Bool = false,
         sniff: Bool = false,
         outputStyle: OutputStyle = .ndjson,
-        limits: Limits = Limits()
+        limits: Limits = Limits(),
+        jobs: Int = Configuration.defaultJobs,
+        stats: Bool = false,
+        statsInterval: Double? = nil
     ) {
         self.input = input
         self.chain = chain
@@ -68,6 +80,14 @@ public struct Configuration: Sendable {
         self.sniff = sniff
         self.outputStyle = outputStyle
         self.limits = limits
+        self.jobs = jobs
+        self.stats = stats
+        self.statsInterval = statsInterval
+    }
+
+    /// The cores this process may run on (its CPU affinity, which a container's cpuset narrows), at least 1.
+    public static var defaultJobs: Int {
+        Int(respdecode_usable_cpus())
     }
 }
 
