@@ -121,6 +121,16 @@ struct RespDecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = "4KiB"
 
+    @Option(help: ArgumentHelp("Records decoded at once (default: the number of cores).", valueName: "n"))
+    var jobs: Int?
+
+    @Flag(help: "Print a summary on standard error at the end.")
+    var stats = false
+
+    @Option(help: ArgumentHelp("Print the statistics as a JSON line on standard error every this many seconds.",
+        valueName: "seconds"))
+    var statsInterval: Double?
+
     @Flag(help: "Exit 1 when any line has \"ok\": false.")
     var strict = false
 
@@ -247,6 +257,17 @@ struct RespDecodeCommand: ParsableCommand {
         }
         configuration.limits.maxJPEGScanPixels = maxJpegScanPixels
         configuration.limits.maxImageMemory = try size(maxImageMemory, "--max-image-memory")
+        if let jobs {
+            guard jobs >= 1 && jobs <= 1024 else { throw ValidationError("--jobs must be from 1 to 1024") }
+            configuration.jobs = jobs
+        }
+        configuration.stats = stats
+        if let statsInterval {
+            guard statsInterval > 0 && statsInterval <= 86400 else {
+                throw ValidationError("--stats-interval must be from 0 (exclusive) to 86400 seconds")
+            }
+            configuration.statsInterval = statsInterval
+        }
         return configuration
     }
 
@@ -265,21 +286,37 @@ struct RespDecodeCommand: ParsableCommand {
         // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let inputs: [InputSource] = files.isEmpty ? [.standardInput] : files.map { $0 == "-" ? .standardInput : .file($0) }
-        let summary: RunSummary
+        let summary = try Self.decode(inputs, configuration: configuration, logger: logger)
+        if !summary.skipped.isEmpty {
+            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
+        }
+        if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
+        if summary.failedInputs > 0 { throw ExitCode(3) }
+        if strict && summary.ok < summary.records { throw ExitCode(1) }
+    }
+}
+
+extension RespDecodeCommand {
+    /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (SPEC §1).
+    static func decode(_ inputs: [InputSource], configuration: Configuration, logger: Logger) throws -> RunSummary {
+        let statistics = Statistics()
+        let reporter = StatisticsReporter(statistics: statistics, interval: configuration.statsInterval)
+        Shutdown.shared.setStatisticsHandler { reporter.printLine() }
+        Shutdown.shared.installSignalHandlers()
+        reporter.start()
+        defer {
+            reporter.stop()
+            if configuration.stats { StatisticsReporter.writeError(statistics.snapshot.summary) }
+        }
         do {
-            summary = try StreamRunner(configuration: configuration, logger: logger).run(inputs)
+            return try StreamRunner(configuration: configuration, logger: logger, statistics: statistics).run(inputs)
         } catch .closed {
             throw ExitCode(3)
         } catch .failed(let message) {
             logger.critical("cannot write output: \(message)")
             throw ExitCode(3)
         }
-        if !summary.skipped.isEmpty {
-            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
-        }
-        if summary.failedInputs > 0 { throw ExitCode(3) }
-        if strict && summary.ok < summary.records { throw ExitCode(1) }
     }
 }
 
