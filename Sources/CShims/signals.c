@@ -1,6 +1,7 @@
 /* A signal handler may only call async-signal-safe functions, and Swift code is not known to be one: the handler
    here writes the signal's number to a pipe, which a Swift thread reads. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,5 +27,10 @@ int respdecode_forward_signals(int pipe_write_end) {
         action.sa_flags = SA_RESTART;
         if (sigaction(numbers[i], &action, NULL) != 0) return -1;
     }
-    return 0;
+    /* A parent may have started us with these blocked (a test runner, a JVM launching a pipe stage); threads made
+       after this inherit the unblocked mask. */
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (unsigned i = 0; i < sizeof numbers / sizeof numbers[0]; i++) sigaddset(&handled, numbers[i]);
+    return pthread_sigmask(SIG_UNBLOCK, &handled, NULL) == 0 ? 0 : -1;
 }

@@ -25,7 +25,8 @@ void *respdecode_xml_current_parse(void);
 int respdecode_usable_cpus(void);
 
 /* Makes SIGTERM, SIGINT and SIGUSR1 write their number (one byte) to `pipe_write_end` instead of their default
-   action, with SA_RESTART. 0 on success, -1 with errno set. */
+   action, with SA_RESTART, and unblocks them in the calling thread (a parent may have blocked them). Call before
+   starting threads. 0 on success, -1 on failure. */
 int respdecode_forward_signals(int pipe_write_end);
 
 #include <stddef.h>

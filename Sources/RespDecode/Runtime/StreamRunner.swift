@@ -213,10 +213,11 @@ public final class StreamRunner {
                 pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: Shutdown.shared.wakeDescriptor, events: Int16(POLLIN), revents: 0),
             ]
-            if poll(&descriptors, 2, -1) < 0 && errno != EINTR {
-                logger.error("cannot poll \(input.logName): \(String(cString: strerror(errno)))")
-            }
+            let polled = poll(&descriptors, 2, -1)
             if checkStop() { return -1 }
+            // Interrupted by a signal whose stop the signal thread has not posted yet: poll again, and see it then
+            // (a read now could block for good). Should poll itself fail, reading blocks as it would without it.
+            if polled < 0 && errno == EINTR || polled >= 0 && descriptors[0].revents == 0 { continue }
             let n = read(fd, chunk.baseAddress, chunk.count)
             if n > 0 { statistics.addBytesRead(n) }
             if n >= 0 { return n }
