@@ -2,8 +2,14 @@ import ArgumentParser
 import Glibc
 
 // Usage and configuration errors exit 2 (SPEC §1), not ArgumentParser's 64; help and --version exit 0.
+let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    var command = try RespDecodeCommand.parseAsRoot()
+    // A bare `respdecode --help` documents the options of decoding, which is what a bare `respdecode` does.
+    if arguments.count == 1, ["-h", "--help", "-help", "help"].contains(arguments[0]) {
+        print(RespDecodeCommand.decodeHelp())
+        exit(0)
+    }
+    var command = try RespDecodeCommand.parseAsRoot(arguments)
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)
