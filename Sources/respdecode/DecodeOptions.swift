@@ -5,6 +5,9 @@ import RespDecode
 /// Every option of decoding: what `respdecode [OPTIONS] [FILE ...]` takes besides its files, shared by every
 /// subcommand that decodes or describes decoding (`config`, and the coming `serve`), with the one function that
 /// validates them and builds a ``Configuration``.
+///
+/// Every flag has a `--no-` form and the last of the two wins: a config file's flags come before the command line's
+/// (see ``Invocation``), so that the command line can turn off what the file turns on.
 struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How input is framed: \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
         valueName: "format"))
@@ -14,14 +17,16 @@ struct DecodeOptions: ParsableArguments {
         + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
     var warcTypes = "response,resource"
 
-    @Flag(help: "Do not check WARC-Payload-Digest (no \"digest\" key; saves a SHA-1 over every payload).")
-    var noDigestCheck = false
+    @Flag(inversion: .prefixedNo,
+        help: "Check WARC-Payload-Digest and report \"digest\" (--no-digest-check saves a SHA-1 over every payload).")
+    var digestCheck = true
 
-    @Flag(help: "A WARC payload digest mismatch is a digestMismatch error on the line (the value is still decoded).")
+    @Flag(inversion: .prefixedNo,
+        help: "A WARC payload digest mismatch is a digestMismatch error on the line (the value is still decoded).")
     var strictDigests = false
 
-    @Flag(help: ArgumentHelp("Take a missing or application/octet-stream MIME type from the body's first bytes (the "
-        + "line says \"sniffed\": true)."))
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp("Take a missing or application/octet-stream MIME type from the "
+        + "body's first bytes (the line says \"sniffed\": true)."))
     var sniff = false
 
     @Option(help: ArgumentHelp("Decoders to try, in order (available: \(availableDecoders)).", valueName: "names"))
@@ -31,28 +36,32 @@ struct DecodeOptions: ParsableArguments {
         name: .customLong("accept"),
         help: ArgumentHelp(
             "Replace a decoder's acceptable MIME types, e.g. json=application/json,application/*+json. Wildcards: "
-                + "type/*, */*, */*+suffix. Repeatable.",
+                + "type/*, */*, */*+suffix. Repeatable. Default: each decoder's own types.",
             valueName: "decoder=types"))
     var accept: [String] = []
 
     @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
     var statusCodes = StatusCodeSet.successful.description
 
-    @Flag(help: "A MIME type that no decoder accepts is an unacceptableContentType error instead of a raw value.")
+    @Flag(inversion: .prefixedNo,
+        help: "A MIME type that no decoder accepts is an unacceptableContentType error instead of a raw value.")
     var strictTypes = false
 
-    @Flag(help: "Keep null members and null array elements in JSON values (they are removed by default).")
+    @Flag(inversion: .prefixedNo,
+        help: "Keep null members and null array elements in JSON values (they are removed by default).")
     var keepNulls = false
 
-    @Flag(help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
+    @Flag(inversion: .prefixedNo,
+        help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
     var xmlKeepWhitespace = false
 
-    @Flag(help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte count, mean colour and "
-        + "dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from the headers only."))
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte "
+        + "count, mean colour and dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from the "
+        + "headers only."))
     var inflate = false
 
     @Option(help: ArgumentHelp("AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
-        + "values.", valueName: "factor"))
+        + "values, 0.001 to 1000. Default: none.", valueName: "factor"))
     var scale: Double?
 
     @Option(help: ArgumentHelp("Most pixels (width x height) an image may have to be decoded with --inflate.",
@@ -105,12 +114,23 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = "4KiB"
 
-    @Flag(help: "Exit 1 when any line has \"ok\": false.")
+    @Flag(inversion: .prefixedNo, help: "Exit 1 when any line has \"ok\": false.")
     var strict = false
 
     @Option(help: ArgumentHelp("Least severe log messages written to standard error: trace, debug, info, notice, "
         + "warning, error, critical.", valueName: "level"))
     var logLevel = "warning"
+
+    @Option(help: ArgumentHelp("Records decoded at once, 1 to 1024. (default: the number of cores this process may run "
+        + "on, \(Configuration.defaultJobs) here)", valueName: "n"))
+    var jobs: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Print a run summary on standard error at the end.")
+    var stats = false
+
+    @Option(help: ArgumentHelp("Print the run summary as a JSON line on standard error every this many seconds "
+        + "(fractions allowed, at most 86400). Default: never.", valueName: "seconds"))
+    var statsInterval: Double?
 
     /// The record types of WARC 1.1 (§6).
     static let warcTypeNames = [
@@ -140,7 +160,7 @@ struct DecodeOptions: ParsableArguments {
             guard !types.isEmpty else { throw ValidationError("--warc-types names no record type") }
             configuration.warcTypes = types
         }
-        configuration.verifyDigests = !noDigestCheck
+        configuration.verifyDigests = digestCheck
         configuration.strictDigests = strictDigests
         configuration.sniff = sniff
         guard let style = OutputStyle(rawValue: output) else {
@@ -228,6 +248,18 @@ struct DecodeOptions: ParsableArguments {
         }
         configuration.limits.maxJPEGScanPixels = maxJpegScanPixels
         configuration.limits.maxImageMemory = try size(maxImageMemory, "--max-image-memory")
+
+        if let jobs {
+            guard jobs >= 1 && jobs <= 1024 else { throw ValidationError("--jobs must be from 1 to 1024") }
+            configuration.jobs = jobs
+        }
+        configuration.stats = stats
+        if let statsInterval {
+            guard statsInterval.isFinite, statsInterval > 0, statsInterval <= 86400 else {
+                throw ValidationError("--stats-interval must be a number of seconds above 0 and at most 86400")
+            }
+            configuration.statsInterval = statsInterval
+        }
         return configuration
     }
 
