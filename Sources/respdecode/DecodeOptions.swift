@@ -9,6 +9,11 @@ import RespDecode
 /// Every flag has a `--no-` form and the last of the two wins: a config file's flags come before the command line's
 /// (see ``Invocation``), so that the command line can turn off what the file turns on.
 struct DecodeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Read options from this JSON file: an object whose keys are the long option names "
+        + "(\"max-depth\": 64); options given on the command line win. 'respdecode config' prints one.",
+        valueName: "file"))
+    var config: String?
+
     @Option(help: ArgumentHelp("How input is framed: \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
         valueName: "format"))
     var input = "auto"
@@ -56,8 +61,8 @@ struct DecodeOptions: ParsableArguments {
     var xmlKeepWhitespace = false
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte "
-        + "count, mean colour and dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from the "
-        + "headers only."))
+        + "count, mean colour and dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from "
+        + "the headers only."))
     var inflate = false
 
     @Option(help: ArgumentHelp("AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "

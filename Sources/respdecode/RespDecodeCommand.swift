@@ -16,7 +16,7 @@ struct RespDecodeCommand: ParsableCommand {
         commandName: "respdecode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
         version: "respdecode 0.1.0",
-        subcommands: [DecodeCommand.self],
+        subcommands: [DecodeCommand.self, ConfigCommand.self],
         defaultSubcommand: DecodeCommand.self
     )
 
@@ -25,22 +25,30 @@ struct RespDecodeCommand: ParsableCommand {
     /// options of its own.
     static func decodeHelp() -> String {
         var text = helpMessage(for: DecodeCommand.self)
+        while text.last == "\n" { text.removeLast() }
         let others = configuration.subcommands.filter { $0 != DecodeCommand.self }
-        if !others.isEmpty {
-            text += "\n\nSUBCOMMANDS:\n"
-            for command in others {
-                let name = command.configuration.commandName ?? ""
-                text += "  " + name.padding(toLength: 22) + " " + command.configuration.abstract + "\n"
+        guard !others.isEmpty else { return text }
+        text += "\n\nSUBCOMMANDS:\n"
+        for command in others {
+            // As ArgumentParser lays out its sections: names in 26 columns, text wrapped at 80.
+            var line = "  " + (command.configuration.commandName ?? "")
+            line += String(repeating: " ", count: max(26 - line.count, 1))
+            for word in command.configuration.abstract.split(separator: " ") {
+                if line.count + 1 + word.count > 80 {
+                    text += line + "\n"
+                    line = String(repeating: " ", count: 26)
+                }
+                line += line.hasSuffix(" ") ? String(word) : " " + word
             }
-            text += "\n  See 'respdecode help <subcommand>' for a subcommand's options. A FILE named like a subcommand "
-                + "is written ./NAME."
+            text += line + "\n"
         }
-        return text
+        return text + "\n  See 'respdecode help <subcommand>' for the options of one. A FILE named like a\n"
+            + "  subcommand is written ./NAME (or after '--' or an option).\n"
     }
 }
 
 /// `respdecode [decode] [OPTIONS] [FILE ...]`: decodes the FILEs (or standard input).
-struct DecodeCommand: ParsableCommand {
+struct DecodeCommand: DecodeOptionsCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
@@ -94,8 +102,3 @@ struct DecodeCommand: ParsableCommand {
     }
 }
 
-extension String {
-    fileprivate func padding(toLength length: Int) -> String {
-        count >= length ? self : self + String(repeating: " ", count: length - count)
-    }
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import RespDecode
 
 // Usage and configuration errors exit 2 (SPEC §1), not ArgumentParser's 64; help and --version exit 0.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -9,10 +10,14 @@ do {
         print(RespDecodeCommand.decodeHelp())
         exit(0)
     }
-    var command = try RespDecodeCommand.parseAsRoot(arguments)
+    var command = try Invocation.parse(arguments)
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)
+} catch let error as ConfigFileError {
+    var message = "respdecode: \(error)\n"
+    message.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    exit(2)
 } catch {
     if RespDecodeCommand.exitCode(for: error) == .success { RespDecodeCommand.exit(withError: error) }
     var message = "respdecode: " + RespDecodeCommand.fullMessage(for: error) + "\n"

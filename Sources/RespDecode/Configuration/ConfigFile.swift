@@ -134,12 +134,14 @@ public struct ConfigFile: Sendable {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else {
-                throw ConfigFileError(.unreadable, path: path, message: "cannot read: \(String(cString: strerror(errno)))")
+                throw ConfigFileError(
+                    .unreadable, path: path, message: "cannot read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[..<n])
             guard bytes.count <= maxBytes else {
-                throw ConfigFileError(.unreadable, path: path, message: "larger than \(maxBytes >> 20) MiB; not a config file")
+                throw ConfigFileError(
+                    .unreadable, path: path, message: "larger than \(maxBytes >> 20) MiB; not a config file")
             }
         }
         return try ConfigFile(path: path, bytes: bytes)
