@@ -27,7 +27,7 @@ struct RespDecodeCommand: ParsableCommand {
         var text = helpMessage(for: DecodeCommand.self)
         while text.last == "\n" { text.removeLast() }
         let others = configuration.subcommands.filter { $0 != DecodeCommand.self }
-        guard !others.isEmpty else { return text }
+        guard !others.isEmpty else { return text + "\n" }
         text += "\n\nSUBCOMMANDS:\n"
         for command in others {
             // As ArgumentParser lays out its sections: names in 26 columns, text wrapped at 80.

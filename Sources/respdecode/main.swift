@@ -7,7 +7,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     // A bare `respdecode --help` documents the options of decoding, which is what a bare `respdecode` does.
     if arguments.count == 1, ["-h", "--help", "-help", "help"].contains(arguments[0]) {
-        print(RespDecodeCommand.decodeHelp())
+        print(RespDecodeCommand.decodeHelp(), terminator: "")
         exit(0)
     }
     var command = try Invocation.parse(arguments)
