@@ -84,21 +84,36 @@ struct DecodeCommand: DecodeOptionsCommand {
         // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let inputs: [InputSource] = files.isEmpty ? [.standardInput] : files.map { $0 == "-" ? .standardInput : .file($0) }
-        let summary: RunSummary
+        let summary = try Self.decode(inputs, configuration: configuration, logger: logger)
+        if !summary.skipped.isEmpty {
+            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
+        }
+        if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
+        if summary.failedInputs > 0 { throw ExitCode(3) }
+        if options.strict && summary.ok < summary.records { throw ExitCode(1) }
+    }
+}
+
+extension DecodeCommand {
+    /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (SPEC §1).
+    static func decode(_ inputs: [InputSource], configuration: Configuration, logger: Logger) throws -> RunSummary {
+        let statistics = Statistics()
+        let reporter = StatisticsReporter(statistics: statistics, interval: configuration.statsInterval)
+        Shutdown.shared.setStatisticsHandler { reporter.printLine() }
+        Shutdown.shared.installSignalHandlers()
+        reporter.start()
+        defer {
+            reporter.stop()
+            if configuration.stats { StatisticsReporter.writeError(statistics.snapshot.summary) }
+        }
         do {
-            summary = try StreamRunner(configuration: configuration, logger: logger).run(inputs)
+            return try StreamRunner(configuration: configuration, logger: logger, statistics: statistics).run(inputs)
         } catch .closed {
             throw ExitCode(3)
         } catch .failed(let message) {
             logger.critical("cannot write output: \(message)")
             throw ExitCode(3)
         }
-        if !summary.skipped.isEmpty {
-            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
-        }
-        if summary.failedInputs > 0 { throw ExitCode(3) }
-        if options.strict && summary.ok < summary.records { throw ExitCode(1) }
     }
 }
-

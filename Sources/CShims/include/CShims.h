@@ -24,6 +24,10 @@ void *respdecode_xml_current_parse(void);
    at least 1. */
 int respdecode_usable_cpus(void);
 
+/* Makes SIGTERM, SIGINT and SIGUSR1 write their number (one byte) to `pipe_write_end` instead of their default
+   action, with SA_RESTART. 0 on success, -1 with errno set. */
+int respdecode_forward_signals(int pipe_write_end);
+
 #include <stddef.h>
 #include <stdint.h>
 

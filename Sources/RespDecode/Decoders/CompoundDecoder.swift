@@ -16,16 +16,20 @@ public struct CompoundDecoder: Sendable {
     }
 
     /// Writes the result line for `item` (compact JSON and a line feed) to `out`.
-    /// - Returns: whether the line says `"ok":true`.
+    /// - Returns: what the line says, for the statistics (`ok`, the decoder, the error code).
     @discardableResult
-    public func writeLine(for item: FramedItem, source: ResultLine.Source, into out: OutputBuffer) -> Bool {
+    public func writeLine(for item: FramedItem, source: ResultLine.Source, into out: OutputBuffer) -> LineOutcome {
+        var outcome = LineOutcome()
         switch item {
-        case .record(let record): return writeRecordLine(record, source: source, into: out)
-        case .failure(let failure): return writeFailureLine(failure, source: source, into: out)
+        case .record(let record): outcome.ok = writeRecordLine(record, source: source, into: out, outcome: &outcome)
+        case .failure(let failure): outcome.ok = writeFailureLine(failure, source: source, into: out, outcome: &outcome)
         }
+        return outcome
     }
 
-    private func writeFailureLine(_ failure: FramingFailure, source: ResultLine.Source, into out: OutputBuffer) -> Bool {
+    private func writeFailureLine(
+        _ failure: FramingFailure, source: ResultLine.Source, into out: OutputBuffer, outcome: inout LineOutcome
+    ) -> Bool {
         let line = ResultLine(out)
         line.begin(source)
         line.provenance(id: failure.id, url: failure.url, method: failure.method, warc: failure.warc)
@@ -37,12 +41,16 @@ public struct CompoundDecoder: Sendable {
         line.string("decoder", "none")
         line.bool("ok", false)
         line.error(failure.error)
+        outcome.errorCode = failure.error.code
+        outcome.bodyBytes = Int(clamping: failure.bytes)
         failure.excerpt.withUnsafeBufferPointer { line.body($0, total: max(failure.bytes, Int64($0.count))) }
         line.end()
         return false
     }
 
-    private func writeRecordLine(_ record: ResponseRecord, source: ResultLine.Source, into out: OutputBuffer) -> Bool {
+    private func writeRecordLine(
+        _ record: ResponseRecord, source: ResultLine.Source, into out: OutputBuffer, outcome: inout LineOutcome
+    ) -> Bool {
         let line = ResultLine(out)
         var warnings = record.warnings
         line.begin(source)
@@ -90,12 +98,15 @@ public struct CompoundDecoder: Sendable {
                 if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
                 line.integer("bodyBytes", framed.count)
                 if let decoded { line.integer("decodedBytes", decoded.count) }
+                outcome.bodyBytes = framed.count
+                outcome.decodedBytes = decoded?.count ?? framed.count
                 if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
                 if let decodingError {
-                    return fail(line, decoder: "none", decodingError.chained(over: recordError), body: framed)
+                    return fail(line, decoder: "none", decodingError.chained(over: recordError), body: framed,
+                        outcome: &outcome)
                 }
                 return decodeBody(body, mimeType: mimeType, charset: charset, recordError: recordError, line: line,
-                    warnings: &warnings)
+                    warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
             if !warnings.isEmpty { line.stringArray("warnings", warnings) }
@@ -107,20 +118,21 @@ public struct CompoundDecoder: Sendable {
     /// The chain, on the body with its content codings undone.
     private func decodeBody(
         _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, recordError: RecordError?,
-        line: ResultLine, warnings: inout [String]
+        line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         if let entry = configuration.chain.first(where: { $0.accepts(mimeType) }) {
             return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
-                statusError: recordError, line: line, warnings: &warnings)
+                statusError: recordError, line: line, warnings: &warnings, outcome: &outcome)
         }
         if configuration.strictTypes && !(mimeType == nil && body.isEmpty) {
             let typeError = Validation.contentTypeError(mimeType)
-            return fail(line, decoder: raw.name, recordError?.chained(over: typeError) ?? typeError, body: body)
+            return fail(line, decoder: raw.name, recordError?.chained(over: typeError) ?? typeError, body: body,
+                outcome: &outcome)
         }
         // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
-        if let recordError { return fail(line, decoder: raw.name, recordError, body: body) }
+        if let recordError { return fail(line, decoder: raw.name, recordError, body: body, outcome: &outcome) }
         return decode(body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
-            warnings: &warnings)
+            warnings: &warnings, outcome: &outcome)
     }
 
     /// The MIME type of SPEC §3.2 (or nil) with the `charset` parameter; several differing Content-Type fields give
@@ -138,10 +150,12 @@ public struct CompoundDecoder: Sendable {
 
     private func decode(
         _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, charset: String?,
-        statusError: RecordError?, line: ResultLine, warnings: inout [String]
+        statusError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         let out = line.out
         line.string("decoder", decoder.name)
+        outcome.decoder = decoder.name
+        outcome.errorCode = statusError?.code
         let mark = out.mark
         line.bool("ok", statusError == nil)
         line.key("value")
@@ -164,13 +178,19 @@ public struct CompoundDecoder: Sendable {
             out.rollback(to: mark)
             line.bool("ok", false)
             line.error(error.chained(over: statusError))
+            outcome.errorCode = error.code
             attachBody(body, line: line)
             return false
         }
     }
 
-    private func fail(_ line: ResultLine, decoder: String, _ error: RecordError, body: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func fail(
+        _ line: ResultLine, decoder: String, _ error: RecordError, body: UnsafeBufferPointer<UInt8>,
+        outcome: inout LineOutcome
+    ) -> Bool {
         line.string("decoder", decoder)
+        outcome.decoder = decoder
+        outcome.errorCode = error.code
         line.bool("ok", false)
         line.error(error)
         attachBody(body, line: line)
@@ -194,4 +214,20 @@ extension Optional where Wrapped == [UInt8] {
         case .none: body(fallback)
         }
     }
+}
+
+/// What one result line said, for the statistics.
+public struct LineOutcome: Sendable, Equatable {
+    /// The line's `ok`.
+    public var ok = false
+    /// The line's `decoder` (`none` when no decoder ran).
+    public var decoder = "none"
+    /// The line's `error.code`, when it has an error.
+    public var errorCode: RecordError.Code?
+    /// The body as framed (or as much of it as was read, for a framing failure).
+    public var bodyBytes = 0
+    /// The body after its content codings were undone.
+    public var decodedBytes = 0
+
+    public init() {}
 }

@@ -37,6 +37,15 @@ public final class OutputBuffer {
     /// Forgets the contents; keeps the allocation.
     @inline(__always) public func removeAll() { count = 0 }
 
+    /// Forgets the contents and gives back an allocation grown past `capacity` (a buffer that once held a huge value
+    /// should not keep its memory while it waits for reuse).
+    public func removeAll(shrinkingTo capacity: Int) {
+        count = 0
+        guard self.capacity > capacity, let memory = realloc(base, max(capacity, 16)) else { return }
+        base = memory.assumingMemoryBound(to: UInt8.self)
+        self.capacity = max(capacity, 16)
+    }
+
     /// The current length, to roll back to.
     @inline(__always) public var mark: Int { count }
 

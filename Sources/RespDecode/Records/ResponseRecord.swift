@@ -130,4 +130,12 @@ public enum FramedItem: Sendable {
         case .failure(let failure): failure.offset
         }
     }
+
+    /// Bytes the item holds (its body, or the failure's excerpt): what the runtime's in-flight budget counts.
+    var heldBytes: Int {
+        switch self {
+        case .record(let record): record.body.count
+        case .failure(let failure): failure.excerpt.count
+        }
+    }
 }

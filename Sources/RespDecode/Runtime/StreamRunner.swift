@@ -5,14 +5,19 @@ public import Logging
 public enum InputSource: Sendable, Hashable {
     case standardInput
     case file(String)
+    /// An open descriptor the caller owns (a `serve` connection).
+    case descriptor(Int32)
 
-    /// The name written as `input` on each line (none for standard input).
+    /// The name written as `input` on each line (none for standard input or a connection).
     var lineName: String? {
         switch self {
-        case .standardInput: nil
+        case .standardInput, .descriptor: nil
         case .file(let path): path
         }
     }
+
+    /// The name used in log messages.
+    var logName: String { lineName ?? (self == .standardInput ? "standard input" : "the connection") }
 }
 
 /// Why output stopped.
@@ -33,48 +38,87 @@ public struct RunSummary: Sendable, Equatable {
     public var failedInputs = 0
     /// Records read and deliberately not decoded (WARC record types not chosen), by kind.
     public var skipped: [String: Int] = [:]
+    /// The signal (SIGTERM, SIGINT) that stopped reading while input was left unread, if one did.
+    public var interruptedBy: Int32?
 }
 
-/// Reads inputs in large chunks, frames them, decodes every record and writes its line, in input order.
+/// Reads inputs in large chunks and frames them on the calling thread; a ``JobPool`` decodes the records in
+/// batches; a writer thread writes their lines in input order (``OrderedOutput``).
 ///
-/// Output is collected into batches and written with `write(2)` (whose errors, unlike `print`'s, are reported): a
-/// batch goes out when it reaches `flushThreshold` bytes and whenever input is idle (nothing more to read right
-/// now), so a reader downstream sees each line without waiting for more input.
+/// A batch is handed over when it is full and whenever input is idle (nothing more to read right now), so a reader
+/// downstream sees each line without waiting for more input; each batch is one `write(2)`, whose errors, unlike
+/// `print`'s, are reported. SIGTERM/SIGINT (``Shutdown``) stop the reading: every record already framed still gets
+/// its line.
 public final class StreamRunner {
     private let configuration: Configuration
-    private let decoder: CompoundDecoder
     private let logger: Logger
-    private let outputDescriptor: Int32
-    private let out = OutputBuffer(capacity: 1 << 20)
-    private let scratch = OutputBuffer()
+    private let pool: JobPool
+    private let ownsPool: Bool
+    private let statistics: Statistics
+    private let output: OrderedOutput
     private let readSize = 256 * 1024
-    private let flushThreshold = 64 * 1024
     private var summary = RunSummary()
+    private var seq = 0
+    private var batch: Batch
+    private var stopped = false
 
     /// - Parameters:
     ///   - outputDescriptor: where lines go. Default: standard output.
-    public init(configuration: Configuration, logger: Logger, outputDescriptor: Int32 = 1) {
+    ///   - pool: the workers to share (serve's connections share one); by default the runner starts its own
+    ///     (`configuration.jobs`) and stops them at the end of `run`.
+    ///   - statistics: where the counts go (`--stats`, SIGUSR1).
+    public init(
+        configuration: Configuration, logger: Logger, outputDescriptor: Int32 = 1, pool: JobPool? = nil,
+        statistics: Statistics = Statistics()
+    ) {
         self.configuration = configuration
-        self.decoder = CompoundDecoder(configuration: configuration)
         self.logger = logger
-        self.outputDescriptor = outputDescriptor
+        self.pool = pool ?? JobPool(configuration: configuration)
+        self.ownsPool = pool == nil
+        self.statistics = statistics
+        self.output = OrderedOutput(pool: self.pool, descriptor: outputDescriptor, statistics: statistics)
+        self.batch = output.makeBatch()
     }
 
     /// Decodes every input in turn; `seq` runs on across inputs.
     /// - Throws: ``OutputFailure`` when lines can no longer be written.
     public func run(_ inputs: [InputSource]) throws(OutputFailure) -> RunSummary {
-        for input in inputs {
-            try run(input)
+        statistics.expect(bytes: Self.totalSize(of: inputs))
+        for input in inputs where !stopped {
+            run(input)
         }
-        try flush()
+        submitBatch()
+        let failure = output.finish()
+        if ownsPool { pool.close() }
+        summary.records = output.tally.records
+        summary.ok = output.tally.ok
+        if let failure { throw failure }
         return summary
     }
 
-    private func run(_ input: InputSource) throws(OutputFailure) {
+    /// The sum of the inputs' sizes when every one is a regular file (for progress), else nil.
+    private static func totalSize(of inputs: [InputSource]) -> Int64? {
+        var total: Int64 = 0
+        for input in inputs {
+            var info = stat()
+            switch input {
+            case .standardInput: guard fstat(STDIN_FILENO, &info) == 0 else { return nil }
+            case .file(let path): guard stat(path, &info) == 0 else { return nil }
+            case .descriptor: return nil
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+            total += Int64(info.st_size)
+        }
+        return total
+    }
+
+    private func run(_ input: InputSource) {
         let fd: Int32
         switch input {
         case .standardInput:
             fd = STDIN_FILENO
+        case .descriptor(let descriptor):
+            fd = descriptor
         case .file(let path):
             fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
@@ -83,7 +127,7 @@ public final class StreamRunner {
                 return
             }
         }
-        defer { if fd != STDIN_FILENO { close(fd) } }
+        defer { if case .file = input { close(fd) } }
 
         let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
         defer { chunk.deallocate() }
@@ -105,11 +149,12 @@ public final class StreamRunner {
             }
             prefix.append(contentsOf: chunk[0..<n])
         }
+        if stopped && prefix.isEmpty { return }
         var format = configuration.input
         if format == .auto {
             let detected = prefix.withUnsafeBufferPointer(InputDetection.detect)
             if detected == nil && prefix.count >= 5 {
-                logger.warning("\(input.lineName ?? "standard input") does not start like any known framing; reading it as raw HTTP")
+                logger.warning("\(input.logName) does not start like any known framing; reading it as raw HTTP")
             }
             format = detected ?? .http
         }
@@ -118,54 +163,80 @@ public final class StreamRunner {
         switch format {
         case .auto, .http:
             var framer = HTTPStreamFramer(limits: limits)
-            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
         case .warc:
             var framer = WARCFramer(
                 limits: limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
-            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
         case .har:
             var framer = HARFramer(limits: limits)
-            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
         case .ndjson:
             var framer = NDJSONFramer(limits: limits)
-            try pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
+            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
         }
     }
 
-    /// Feeds the rest of the input through `framer`, writing every item's line, and counts what it skipped.
+    /// Feeds the rest of the input through `framer`, handing every item to the pool, and counts what it skipped.
+    /// After a stop (a signal, or output gone) the records already complete still get their lines; the partial one
+    /// at the end is left unread rather than reported as truncated.
     private func pump<Framer: RecordFramer>(
         _ framer: inout Framer, fd: Int32, prefix: [UInt8], ended: Bool, chunk: UnsafeMutableBufferPointer<UInt8>,
         input: InputSource
-    ) throws(OutputFailure) {
+    ) {
         framer.append(prefix)
-        try drain(&framer, input: input)
+        drain(&framer, input: input)
         var ended = ended
-        while !ended {
+        while !ended && !stopped {
             // About to block on a pipe with nothing in it: let the reader downstream have what is done.
-            if out.count > 0 && !inputReady(fd) { try flush() }
+            if !batch.items.isEmpty && !inputReady(fd) { submitBatch() }
             let n = readSome(fd, into: chunk, input: input)
             if n <= 0 {
-                ended = true
+                ended = n == 0 || !stopped
                 break
             }
             framer.append(UnsafeBufferPointer(rebasing: chunk[0..<n]))
-            try drain(&framer, input: input)
+            drain(&framer, input: input)
         }
-        framer.finish()
-        try drain(&framer, input: input)
+        if ended { framer.finish() }
+        drain(&framer, input: input)
         summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
     }
 
-    /// Reads up to a chunk; 0 at end of input, -1 after a read error (logged, counted).
+    /// Reads up to a chunk; 0 at end of input; -1 after a read error (logged, counted) or when a stop was requested
+    /// (`stopped` is then set, and `summary.interruptedBy` when it was a signal).
     private func readSome(_ fd: Int32, into chunk: UnsafeMutableBufferPointer<UInt8>, input: InputSource) -> Int {
         while true {
+            if checkStop() { return -1 }
+            // Wait for input or for a stop, whichever comes first (a regular file is always ready).
+            var descriptors = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: Shutdown.shared.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            if poll(&descriptors, 2, -1) < 0 && errno != EINTR {
+                logger.error("cannot poll \(input.logName): \(String(cString: strerror(errno)))")
+            }
+            if checkStop() { return -1 }
             let n = read(fd, chunk.baseAddress, chunk.count)
+            if n > 0 { statistics.addBytesRead(n) }
             if n >= 0 { return n }
-            if errno == EINTR { continue }
-            logger.error("cannot read \(input.lineName ?? "standard input"): \(String(cString: strerror(errno)))")
+            if errno == EINTR || errno == EAGAIN { continue }
+            logger.error("cannot read \(input.logName): \(String(cString: strerror(errno)))")
             summary.failedInputs += 1
             return -1
         }
+    }
+
+    /// Whether reading must stop: a signal asked for it, or output is gone.
+    private func checkStop() -> Bool {
+        if stopped { return true }
+        if let signal = Shutdown.shared.requested {
+            stopped = true
+            summary.interruptedBy = signal
+        } else if output.hasFailed {
+            stopped = true
+        }
+        return stopped
     }
 
     /// Whether more input can be read without blocking.
@@ -174,37 +245,18 @@ public final class StreamRunner {
         return poll(&descriptor, 1, 0) > 0
     }
 
-    private func drain(_ framer: inout some RecordFramer, input: InputSource) throws(OutputFailure) {
+    private func drain(_ framer: inout some RecordFramer, input: InputSource) {
         while let item = framer.next() {
-            let source = ResultLine.Source(seq: summary.records, offset: item.offset, input: input.lineName)
-            let ok: Bool
-            if configuration.outputStyle == .pretty {
-                scratch.removeAll()
-                ok = decoder.writeLine(for: item, source: source, into: scratch)
-                PrettyPrinter.append(UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1), to: out)
-            } else {
-                ok = decoder.writeLine(for: item, source: source, into: out)
-            }
-            summary.records += 1
-            if ok { summary.ok += 1 }
-            if out.count >= flushThreshold { try flush() }
+            batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, input: input.lineName)))
+            batch.bytes += item.heldBytes
+            seq += 1
+            if batch.items.count >= JobPool.batchRecords || batch.bytes >= JobPool.batchBytes { submitBatch() }
         }
     }
 
-    /// Writes the batch out.
-    public func flush() throws(OutputFailure) {
-        var written = 0
-        while written < out.count {
-            let n = write(outputDescriptor, out.base + written, out.count - written)
-            if n > 0 {
-                written += n
-                continue
-            }
-            if n < 0 && errno == EINTR { continue }
-            out.removeAll()
-            if n < 0 && errno == EPIPE { throw .closed }
-            throw .failed(n < 0 ? String(cString: strerror(errno)) : "write returned 0")
-        }
-        out.removeAll()
+    private func submitBatch() {
+        guard !batch.items.isEmpty else { return }
+        output.submit(batch)
+        batch = output.makeBatch()
     }
 }

@@ -1,0 +1,209 @@
+import Glibc
+
+/// Records framed together, decoded by one worker into one buffer, written with one `write(2)`.
+///
+/// A batch is filled by its stream's reader, then owned by one worker until `done`, then by the stream's writer;
+/// `done` and the hand-overs are guarded by the stream's monitor.
+final class Batch: @unchecked Sendable {
+    var items: [(item: FramedItem, source: ResultLine.Source)] = []
+    /// Bytes of the items' bodies (what the in-flight budget counts).
+    var bytes = 0
+    let output = OutputBuffer(capacity: 64 * 1024)
+    var tally = Tally()
+    var done = false
+
+    func reset() {
+        items.removeAll(keepingCapacity: true)
+        bytes = 0
+        output.removeAll(shrinkingTo: 1 << 20)
+        tally = Tally()
+        done = false
+    }
+}
+
+/// The decoding workers (`--jobs`): threads that take batches from any stream, first come first served, and write
+/// their lines. Shared by every stream of a run and every connection of `serve`.
+public final class JobPool: @unchecked Sendable {
+    /// How many batches a stream may have in flight, and how many body bytes: enough to keep every worker busy
+    /// while the reader frames ahead and the writer writes behind, and no more (SPEC §5: memory bounded by the limits
+    /// and the jobs).
+    let window: Int
+    let budgetBytes: Int
+    /// Workers.
+    public let jobs: Int
+
+    private let monitor = Monitor()
+    private var queue = FIFO<(Batch, OrderedOutput)>()
+    private var closing = false
+    private var threads: [WorkerThread] = []
+
+    /// Starts `jobs` workers decoding with `configuration`.
+    public init(configuration: Configuration) {
+        jobs = max(1, configuration.jobs)
+        window = 2 * jobs + 2
+        budgetBytes = jobs * Self.budgetBytesPerJob
+        let decoder = CompoundDecoder(configuration: configuration)
+        let pretty = configuration.outputStyle == .pretty
+        for _ in 0..<jobs {
+            threads.append(WorkerThread { [self] in work(decoder: decoder, pretty: pretty) })
+        }
+    }
+
+    /// Body bytes in flight per job before a reader waits.
+    static let budgetBytesPerJob = 2 << 20
+    /// A batch is handed to the workers when it holds this many records…
+    static let batchRecords = 256
+    /// …or this many body bytes.
+    static let batchBytes = 256 * 1024
+
+    /// Stops the workers once the queue is empty. Call when no stream will submit again.
+    public func close() {
+        monitor.withLock {
+            closing = true
+            monitor.broadcast()
+        }
+        for thread in threads { thread.join() }
+        threads = []
+    }
+
+    func submit(_ batch: Batch, from stream: OrderedOutput) {
+        monitor.withLock {
+            queue.append((batch, stream))
+            monitor.broadcast()
+        }
+    }
+
+    private func work(decoder: CompoundDecoder, pretty: Bool) {
+        let scratch = OutputBuffer()
+        while true {
+            let next: (Batch, OrderedOutput)? = monitor.withLock {
+                while queue.isEmpty && !closing { monitor.wait() }
+                return queue.removeFirst()
+            }
+            guard let (batch, stream) = next else { return }
+            for (item, source) in batch.items {
+                let outcome: LineOutcome
+                if pretty {
+                    scratch.removeAll()
+                    outcome = decoder.writeLine(for: item, source: source, into: scratch)
+                    PrettyPrinter.append(UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1),
+                        to: batch.output)
+                } else {
+                    outcome = decoder.writeLine(for: item, source: source, into: batch.output)
+                }
+                batch.tally.count(outcome)
+            }
+            // The bodies are not needed any more: free them before the batch waits for its turn to be written.
+            batch.items.removeAll(keepingCapacity: true)
+            stream.completed(batch)
+        }
+    }
+}
+
+/// One stream's lines, written in input order: batches go to the pool as the reader fills them and are written by
+/// this stream's writer thread as soon as they and all before them are decoded. Reading, decoding and writing
+/// overlap; the reader waits when the window is full.
+final class OrderedOutput: @unchecked Sendable {
+    private let pool: JobPool
+    private let descriptor: Int32
+    private let statistics: Statistics
+    private let monitor = Monitor()
+    private var inFlight = FIFO<Batch>()
+    private var inFlightBytes = 0
+    private var spare: [Batch] = []
+    private var finished = false
+    private var writer: WorkerThread?
+    /// What this stream's writer counted.
+    private(set) var tally = Tally()
+    /// Set when output failed; the reader stops at its next look.
+    private(set) var failure: OutputFailure?
+
+    init(pool: JobPool, descriptor: Int32, statistics: Statistics) {
+        self.pool = pool
+        self.descriptor = descriptor
+        self.statistics = statistics
+        writer = WorkerThread { [self] in writeInOrder() }
+    }
+
+    /// A batch to fill (recycled when one is free).
+    func makeBatch() -> Batch {
+        monitor.withLock { spare.popLast() } ?? Batch()
+    }
+
+    /// Whether output failed (the reader should stop).
+    var hasFailed: Bool { monitor.withLock { failure != nil } }
+
+    /// Hands a filled batch to the workers; waits while the window is full.
+    func submit(_ batch: Batch) {
+        monitor.withLock {
+            while !inFlight.isEmpty && (inFlight.count >= pool.window || inFlightBytes >= pool.budgetBytes) {
+                monitor.wait()
+            }
+            inFlight.append(batch)
+            inFlightBytes += batch.bytes
+        }
+        pool.submit(batch, from: self)
+    }
+
+    /// Called by a worker when `batch` is decoded.
+    func completed(_ batch: Batch) {
+        monitor.withLock {
+            batch.done = true
+            monitor.broadcast()
+        }
+    }
+
+    /// Waits until every submitted batch is written, and stops the writer.
+    /// - Returns: why output failed, if it did.
+    func finish() -> OutputFailure? {
+        monitor.withLock {
+            finished = true
+            monitor.broadcast()
+        }
+        writer?.join()
+        writer = nil
+        return failure
+    }
+
+    private func writeInOrder() {
+        while true {
+            let batch: Batch? = monitor.withLock {
+                while true {
+                    if let head = inFlight.first, head.done { return head }
+                    if inFlight.isEmpty && finished { return nil }
+                    monitor.wait()
+                }
+            }
+            guard let batch else { return }
+            // After a failure, lines are dropped but batches still retire, so that the reader never waits forever.
+            let failed = monitor.withLock { failure != nil }
+            var result: OutputFailure?
+            if !failed { result = write(batch.output) }
+            tally.merge(batch.tally)
+            statistics.add(batch.tally)
+            monitor.withLock {
+                _ = inFlight.removeFirst()
+                inFlightBytes -= batch.bytes
+                if let result, failure == nil { failure = result }
+                batch.reset()
+                if spare.count < pool.window { spare.append(batch) }
+                monitor.broadcast()
+            }
+        }
+    }
+
+    private func write(_ buffer: OutputBuffer) -> OutputFailure? {
+        var written = 0
+        while written < buffer.count {
+            let n = Glibc.write(descriptor, buffer.base + written, buffer.count - written)
+            if n > 0 {
+                written += n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EPIPE || errno == ECONNRESET) { return .closed }
+            return .failed(n < 0 ? String(cString: strerror(errno)) : "write returned 0")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,76 @@
+internal import CShims
+import Glibc
+import Synchronization
+
+/// SIGTERM and SIGINT ask for a drain (SPEC §1): readers stop reading, every record already read gets its line, and
+/// the process exits 143 or 130 when input was left unread. A second one exits at once. SIGUSR1 prints the
+/// statistics.
+///
+/// The C handler writes the signal's number to a pipe; a thread here reads it. A stop is seen by readers through
+/// `isRequested` and through `wakeDescriptor`, which turns readable (for good) so that a reader blocked in `poll`
+/// wakes up.
+public final class Shutdown: Sendable {
+    /// The process's one instance.
+    public static let shared = Shutdown()
+
+    private let signalNumber = Atomic<Int32>(0)
+    private let wakePipe: (read: Int32, write: Int32)
+    private let onStatistics = Mutex<(@Sendable () -> Void)?>(nil)
+
+    private init() {
+        wakePipe = Self.makePipe() ?? (-1, -1)
+    }
+
+    /// The signal that asked for the stop (SIGTERM or SIGINT), or nil.
+    public var requested: Int32? {
+        let number = signalNumber.load(ordering: .acquiring)
+        return number == 0 ? nil : number
+    }
+
+    /// Readable once a stop was requested; poll it beside an input.
+    var wakeDescriptor: Int32 { wakePipe.read }
+
+    /// Asks every reader to stop (what SIGTERM does); also for tests and for `serve`.
+    public func request(_ number: Int32) {
+        let (exchanged, _) = signalNumber.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
+        if exchanged {
+            var byte: UInt8 = 1
+            _ = write(wakePipe.write, &byte, 1)
+        }
+    }
+
+    /// What SIGUSR1 runs (on the signal thread).
+    public func setStatisticsHandler(_ handler: (@Sendable () -> Void)?) {
+        onStatistics.withLock { $0 = handler }
+    }
+
+    /// A pipe whose ends are closed on exec (Glibc's module has no `pipe2`).
+    private static func makePipe() -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
+
+    /// Routes SIGTERM, SIGINT and SIGUSR1 here. Call once, before reading.
+    public func installSignalHandlers() {
+        guard let (readEnd, writeEnd) = Self.makePipe(), respdecode_forward_signals(writeEnd) == 0 else { return }
+        _ = WorkerThread { [self] in
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                guard n == 1 else { return }
+                let number = Int32(byte)
+                if number == SIGUSR1 {
+                    onStatistics.withLock { $0 }?()
+                } else if requested != nil {
+                    // The second SIGTERM/SIGINT: the user does not want to wait for the drain.
+                    _exit(128 + number)
+                } else {
+                    request(number)
+                }
+            }
+        }
+    }
+}
