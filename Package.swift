@@ -63,6 +63,12 @@ let package = Package(
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
+        // The command line in process (@testable import of the executable): option groups, config file keys,
+        // merging a config file under the command line and putting its errors on the right key and line.
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: ["respdecode", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",

@@ -3,11 +3,56 @@ import Glibc
 import Logging
 import RespDecode
 
-/// The `respdecode` command: parses options into a ``Configuration`` and hands the inputs to a ``StreamRunner``.
+/// The `respdecode` tool: a command of subcommands, `decode` being the default, so that `respdecode [OPTIONS]
+/// [FILE ...]` decodes as it always has while `respdecode config` (and the coming `serve` and `health`) are
+/// commands of their own.
+///
+/// A first argument that names a subcommand picks it; anything else (an option, a file) goes to `decode`. A FILE
+/// named like a subcommand (`config`, `decode`, `help`) is therefore written `./config`, or after an option or
+/// `--`. A new subcommand is one `ParsableCommand` added to `subcommands`; one that decodes takes
+/// `@OptionGroup var options: DecodeOptions` and conforms to ``DecodeOptionsCommand`` to get `--config` for free.
 struct RespDecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "respdecode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
+        version: "respdecode 0.1.0",
+        subcommands: [DecodeCommand.self, ConfigCommand.self],
+        defaultSubcommand: DecodeCommand.self
+    )
+
+    /// The help of `respdecode --help` (and of `respdecode help`): the decode command's, which is what a bare
+    /// `respdecode` runs, followed by the other subcommands. ArgumentParser would print the root's, which has no
+    /// options of its own.
+    static func decodeHelp() -> String {
+        var text = helpMessage(for: DecodeCommand.self)
+        while text.last == "\n" { text.removeLast() }
+        let others = configuration.subcommands.filter { $0 != DecodeCommand.self }
+        guard !others.isEmpty else { return text + "\n" }
+        text += "\n\nSUBCOMMANDS:\n"
+        for command in others {
+            // As ArgumentParser lays out its sections: names in 26 columns, text wrapped at 80.
+            var line = "  " + (command.configuration.commandName ?? "")
+            line += String(repeating: " ", count: max(26 - line.count, 1))
+            for word in command.configuration.abstract.split(separator: " ") {
+                if line.count + 1 + word.count > 80 {
+                    text += line + "\n"
+                    line = String(repeating: " ", count: 26)
+                }
+                line += line.hasSuffix(" ") ? String(word) : " " + word
+            }
+            text += line + "\n"
+        }
+        return text + "\n  See 'respdecode help <subcommand>' for the options of one. A FILE named like a\n"
+            + "  subcommand is written ./NAME (or after '--' or an option).\n"
+    }
+}
+
+/// `respdecode [decode] [OPTIONS] [FILE ...]`: decodes the FILEs (or standard input).
+struct DecodeCommand: DecodeOptionsCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
+        usage: "respdecode [<options>] [<file> ...]",
         discussion: """
             Reads captured responses from FILEs (or standard input) -- raw HTTP/1.x streams, WARC (plain or gzip), HAR \
             or ndjson records, each input's framing detected from its first bytes -- undoes Content-Encoding, \
@@ -18,264 +63,17 @@ struct RespDecodeCommand: ParsableCommand {
             Exit status: 0 when every record got its line (lines reporting errors included); 1 with --strict when \
             any line has "ok": false; 2 for a usage or configuration error; 3 when an input could not be read or \
             output could not be written.
-            """,
-        version: "respdecode 0.1.0"
+            """
     )
 
-    @Option(help: ArgumentHelp("How input is framed: \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
-        valueName: "format"))
-    var input = "auto"
-
-    @Option(help: ArgumentHelp("WARC record types that become lines, comma-separated, or 'all' (the others are skipped "
-        + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
-    var warcTypes = "response,resource"
-
-    @Flag(help: "Do not check WARC-Payload-Digest (no \"digest\" key; saves a SHA-1 over every payload).")
-    var noDigestCheck = false
-
-    @Flag(help: "A WARC payload digest mismatch is a digestMismatch error on the line (the value is still decoded).")
-    var strictDigests = false
-
-    @Flag(help: ArgumentHelp("Take a missing or application/octet-stream MIME type from the body's first bytes (the "
-        + "line says \"sniffed\": true)."))
-    var sniff = false
-
-    @Option(help: ArgumentHelp("Decoders to try, in order (available: \(availableDecoders)).", valueName: "names"))
-    var chain = DecoderRegistry.all.map(\.name).joined(separator: ",")
-
-    @Option(
-        name: .customLong("accept"),
-        help: ArgumentHelp(
-            "Replace a decoder's acceptable MIME types, e.g. json=application/json,application/*+json. Wildcards: "
-                + "type/*, */*, */*+suffix. Repeatable.",
-            valueName: "decoder=types"))
-    var accept: [String] = []
-
-    @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
-    var statusCodes = StatusCodeSet.successful.description
-
-    @Flag(help: "A MIME type that no decoder accepts is an unacceptableContentType error instead of a raw value.")
-    var strictTypes = false
-
-    @Flag(help: "Keep null members and null array elements in JSON values (they are removed by default).")
-    var keepNulls = false
-
-    @Flag(help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
-    var xmlKeepWhitespace = false
-
-    @Flag(help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte count, mean colour and "
-        + "dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from the headers only."))
-    var inflate = false
-
-    @Option(help: ArgumentHelp("AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
-        + "values.", valueName: "factor"))
-    var scale: Double?
-
-    @Option(help: ArgumentHelp("Most pixels (width x height) an image may have to be decoded with --inflate.",
-        valueName: "n"))
-    var maxImagePixels = 100_000_000
-
-    @Option(help: ArgumentHelp("Most scans of a progressive JPEG decoded with --inflate.", valueName: "n"))
-    var maxJpegScans = 1000
-
-    @Option(help: ArgumentHelp("Most pixels a progressive JPEG's scans may cover together (scans x width x height) "
-        + "with --inflate.", valueName: "n"))
-    var maxJpegScanPixels = 2_000_000_000
-
-    @Option(help: ArgumentHelp("Most memory libjpeg may use for one image.", valueName: "size"))
-    var maxImageMemory = "256MiB"
-
-    @Option(help: ArgumentHelp("Largest PNG text or ICC chunk after decompression.", valueName: "size"))
-    var maxImageChunkBytes = "8000000"
-
-    @Option(help: ArgumentHelp("Line format: ndjson or pretty.", valueName: "style"))
-    var output = OutputStyle.ndjson.rawValue
-
-    @Option(help: ArgumentHelp("Largest response header section (also each chunk-size line and trailer section).",
-        valueName: "size"))
-    var maxHeaderBytes = "64KiB"
-
-    @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
-    var maxBodyBytes = "64MiB"
-
-    @Option(help: ArgumentHelp("Largest body after Content-Encoding is undone (every coding's output counts).",
-        valueName: "size"))
-    var maxDecodedBodyBytes = "64MiB"
-
-    @Option(help: ArgumentHelp("Most content codings a Content-Encoding list may stack (identity does not count).",
-        valueName: "n"))
-    var maxContentCodings = 4
-
-    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
-        valueName: "n"))
-    var maxDepth = 512
-
-    @Option(help: ArgumentHelp("Most objects a property list may expand to (a shared object counts at each use).",
-        valueName: "n"))
-    var maxPlistObjects = 1_000_000
-
-    @Option(help: ArgumentHelp("Largest JSON value of one xml or plist body (guards entity and shared-object "
-        + "expansion).", valueName: "size"))
-    var maxValueBytes = "64MiB"
-
-    @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
-    var maxErrorBodyBytes = "4KiB"
-
-    @Option(help: ArgumentHelp("Records decoded at once (default: the number of cores).", valueName: "n"))
-    var jobs: Int?
-
-    @Flag(help: "Print a summary on standard error at the end.")
-    var stats = false
-
-    @Option(help: ArgumentHelp("Print the statistics as a JSON line on standard error every this many seconds.",
-        valueName: "seconds"))
-    var statsInterval: Double?
-
-    @Flag(help: "Exit 1 when any line has \"ok\": false.")
-    var strict = false
-
-    @Option(help: ArgumentHelp("Least severe log messages written to standard error: trace, debug, info, notice, "
-        + "warning, error, critical.", valueName: "level"))
-    var logLevel = "warning"
+    @OptionGroup var options: DecodeOptions
 
     @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"))
     var files: [String] = []
 
-    /// The record types of WARC 1.1 (§6).
-    static let warcTypeNames = [
-        "warcinfo", "response", "resource", "request", "metadata", "revisit", "conversion", "continuation",
-    ]
-
-    static var availableDecoders: String { DecoderRegistry.all.map(\.name).joined(separator: ", ") }
-
-    func makeConfiguration() throws -> Configuration {
-        var configuration = Configuration()
-        guard let inputFormat = InputFormat(rawValue: input) else {
-            throw ValidationError("unknown --input '\(input)'; expected one of: "
-                + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        configuration.input = inputFormat
-        if warcTypes == "all" {
-            configuration.warcTypes = nil
-        } else {
-            var types: Set<String> = []
-            for name in warcTypes.split(separator: ",").map({ String($0.trimmingCharacters()).lowercased() }) {
-                guard Self.warcTypeNames.contains(name) else {
-                    throw ValidationError("unknown WARC record type '\(name)' in --warc-types; expected 'all' or some of: "
-                        + Self.warcTypeNames.joined(separator: ", "))
-                }
-                types.insert(name)
-            }
-            guard !types.isEmpty else { throw ValidationError("--warc-types names no record type") }
-            configuration.warcTypes = types
-        }
-        configuration.verifyDigests = !noDigestCheck
-        configuration.strictDigests = strictDigests
-        configuration.sniff = sniff
-        guard let style = OutputStyle(rawValue: output) else {
-            throw ValidationError("unknown --output '\(output)'; expected ndjson or pretty")
-        }
-        configuration.outputStyle = style
-
-        var entries: [ChainEntry] = []
-        for name in chain.split(separator: ",").map({ String($0.trimmingCharacters()) }) {
-            guard let decoder = DecoderRegistry.decoder(named: name) else {
-                throw ValidationError("unknown decoder '\(name)' in --chain; available: \(Self.availableDecoders)")
-            }
-            guard !entries.contains(where: { $0.decoder.name == name }) else {
-                throw ValidationError("decoder '\(name)' appears twice in --chain")
-            }
-            entries.append(ChainEntry(decoder: decoder))
-        }
-        guard !entries.isEmpty else { throw ValidationError("--chain names no decoder") }
-        for override in accept {
-            let parts = override.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { throw ValidationError("--accept '\(override)' is not decoder=types") }
-            let name = String(parts[0])
-            guard let index = entries.firstIndex(where: { $0.decoder.name == name }) else {
-                throw ValidationError("--accept names '\(name)', which is not in --chain")
-            }
-            var patterns: [MediaTypePattern] = []
-            for text in parts[1].split(separator: ",") {
-                guard let pattern = MediaTypePattern(String(text)) else {
-                    throw ValidationError("--accept: '\(text)' is not a MIME type pattern (type/subtype)")
-                }
-                patterns.append(pattern)
-            }
-            entries[index].acceptableTypes = patterns
-        }
-        configuration.chain = entries
-
-        guard let codes = StatusCodeSet(parsing: statusCodes) else {
-            throw ValidationError("--status-codes '\(statusCodes)' is not a list of codes and ranges like 200-299,304")
-        }
-        configuration.acceptableStatusCodes = codes
-        configuration.strictTypes = strictTypes
-        configuration.stripNulls = !keepNulls
-        configuration.xmlKeepWhitespace = xmlKeepWhitespace
-
-        // Bounded so that no limit can make an allocation or an offset computation absurd.
-        func size(_ text: String, _ option: String) throws -> Int {
-            guard let value = ByteCount.parse(text), value > 0, value <= 1 << 40 else {
-                throw ValidationError("\(option) '\(text)' is not a size from 1 byte to 1TiB, like 4096, 64KiB or 64MiB")
-            }
-            return value
-        }
-        configuration.limits.maxHeaderBytes = try size(maxHeaderBytes, "--max-header-bytes")
-        configuration.limits.maxBodyBytes = try size(maxBodyBytes, "--max-body-bytes")
-        configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
-        configuration.limits.maxDecodedBodyBytes = try size(maxDecodedBodyBytes, "--max-decoded-body-bytes")
-        guard maxContentCodings >= 0 && maxContentCodings <= 100 else {
-            throw ValidationError("--max-content-codings must be from 0 to 100")
-        }
-        configuration.limits.maxContentCodings = maxContentCodings
-        guard maxDepth > 0 && maxDepth <= 1_000_000 else { throw ValidationError("--max-depth must be from 1 to 1000000") }
-        configuration.limits.maxDepth = maxDepth
-        guard maxPlistObjects > 0 && maxPlistObjects <= 1 << 40 else {
-            throw ValidationError("--max-plist-objects must be from 1 to \(1 << 40)")
-        }
-        configuration.limits.maxPlistObjects = maxPlistObjects
-        configuration.limits.maxValueBytes = try size(maxValueBytes, "--max-value-bytes")
-        configuration.imageInflate = inflate
-        if let scale {
-            guard scale.isFinite, scale >= 0.001, scale <= 1000 else {
-                throw ValidationError("--scale must be from 0.001 to 1000")
-            }
-            configuration.imageScale = scale
-        }
-        guard maxImagePixels > 0 && maxImagePixels <= 1 << 40 else {
-            throw ValidationError("--max-image-pixels must be from 1 to \(1 << 40)")
-        }
-        configuration.limits.maxImagePixels = maxImagePixels
-        guard maxJpegScans > 0 && maxJpegScans <= 1_000_000 else {
-            throw ValidationError("--max-jpeg-scans must be from 1 to 1000000")
-        }
-        configuration.limits.maxJPEGScans = maxJpegScans
-        configuration.limits.maxImageChunkBytes = try size(maxImageChunkBytes, "--max-image-chunk-bytes")
-        guard maxJpegScanPixels > 0 && maxJpegScanPixels <= 1 << 50 else {
-            throw ValidationError("--max-jpeg-scan-pixels must be from 1 to \(1 << 50)")
-        }
-        configuration.limits.maxJPEGScanPixels = maxJpegScanPixels
-        configuration.limits.maxImageMemory = try size(maxImageMemory, "--max-image-memory")
-        if let jobs {
-            guard jobs >= 1 && jobs <= 1024 else { throw ValidationError("--jobs must be from 1 to 1024") }
-            configuration.jobs = jobs
-        }
-        configuration.stats = stats
-        if let statsInterval {
-            guard statsInterval > 0 && statsInterval <= 86400 else {
-                throw ValidationError("--stats-interval must be from 0 (exclusive) to 86400 seconds")
-            }
-            configuration.statsInterval = statsInterval
-        }
-        return configuration
-    }
-
     func run() throws {
-        let configuration = try makeConfiguration()
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("unknown --log-level '\(logLevel)'")
-        }
+        let configuration = try options.makeConfiguration()
+        let level = try options.makeLogLevel()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -293,11 +91,11 @@ struct RespDecodeCommand: ParsableCommand {
         }
         if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
         if summary.failedInputs > 0 { throw ExitCode(3) }
-        if strict && summary.ok < summary.records { throw ExitCode(1) }
+        if options.strict && summary.ok < summary.records { throw ExitCode(1) }
     }
 }
 
-extension RespDecodeCommand {
+extension DecodeCommand {
     /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (SPEC §1).
     static func decode(_ inputs: [InputSource], configuration: Configuration, logger: Logger) throws -> RunSummary {
         let statistics = Statistics()
@@ -317,14 +115,5 @@ extension RespDecodeCommand {
             logger.critical("cannot write output: \(message)")
             throw ExitCode(3)
         }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> Substring {
-        var s = self
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return s
     }
 }

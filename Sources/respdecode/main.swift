@@ -1,12 +1,23 @@
 import ArgumentParser
 import Glibc
+import RespDecode
 
 // Usage and configuration errors exit 2 (SPEC §1), not ArgumentParser's 64; help and --version exit 0.
+let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    var command = try RespDecodeCommand.parseAsRoot()
+    // A bare `respdecode --help` documents the options of decoding, which is what a bare `respdecode` does.
+    if arguments.count == 1, ["-h", "--help", "-help", "help"].contains(arguments[0]) {
+        print(RespDecodeCommand.decodeHelp(), terminator: "")
+        exit(0)
+    }
+    var command = try Invocation.parse(arguments)
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)
+} catch let error as ConfigFileError {
+    var message = "respdecode: \(error)\n"
+    message.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    exit(2)
 } catch {
     if RespDecodeCommand.exitCode(for: error) == .success { RespDecodeCommand.exit(withError: error) }
     var message = "respdecode: " + RespDecodeCommand.fullMessage(for: error) + "\n"

@@ -1,0 +1,115 @@
+import ArgumentParser
+import RespDecode
+
+/// A subcommand that takes the decode options, and with them `--config FILE`: ``Invocation`` merges the file under
+/// its command line before the command runs.
+protocol DecodeOptionsCommand: ParsableCommand {
+    var options: DecodeOptions { get }
+}
+
+/*
+ From a command line to the command to run, with the config file it names merged in.
+
+ The file's entries become the arguments they stand for (ConfigKey), placed before the command line's own, right
+ after the subcommand's name, and the whole is parsed again: a later option wins in ArgumentParser (the last value of
+ an option, the last of --x and --no-x, and --accept applied in order), so the command line overrides the file, and
+ every value is checked by the same code whichever side it came from (DecodeOptions.validate).
+
+ When that fails, the error is put on the entry that causes it: the file alone is parsed with its entries added one
+ at a time, the first prefix that fails naming the entry (its own value, or a clash with an entry above it,
+ such as "accept" naming a decoder the "chain" above left out); when the file alone is fine, the same is done with
+ the command line after each prefix, and the message says the command line took part. The command line alone was
+ parsed first (to find --config), so its own errors are reported as usual, before the file is read.
+ */
+enum Invocation {
+    /// An entry of a config file and the arguments it stands for.
+    typealias EntryArguments = (entry: ConfigFile.Entry, arguments: [String])
+
+    /// The command `arguments` (without the program name) ask for, with the options of its config file.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        let command = try RespDecodeCommand.parseAsRoot(arguments)
+        guard let decoding = command as? any DecodeOptionsCommand, let path = decoding.options.config else {
+            return command
+        }
+        let file = try ConfigFile.read(path: path)
+        let entries = try fileArguments(file)
+        let allFileArguments = entries.flatMap(\.arguments)
+
+        // The file's arguments go right after the subcommand's name, when the command line starts with it.
+        let split = arguments.first == type(of: command).configuration.commandName ? 1 : 0
+        func merged(_ fileArguments: [String]) -> [String] {
+            Array(arguments[..<split]) + fileArguments + Array(arguments[split...])
+        }
+
+        // The file alone first: a bad value in it is an error even when the command line overrides it this time.
+        do {
+            _ = try DecodeOptions.parse(allFileArguments)
+        } catch {
+            throw blame(entries, in: file, with: error) { try DecodeOptions.parse($0) }
+        }
+        do {
+            return try RespDecodeCommand.parseAsRoot(merged(allFileArguments))
+        } catch {
+            throw blame(entries, in: file, with: error, together: true) {
+                try RespDecodeCommand.parseAsRoot(merged($0))
+            }
+        }
+    }
+
+    /// Each entry of `file` with the arguments it stands for; an unknown key or a value of the wrong type is an error.
+    static func fileArguments(_ file: ConfigFile) throws(ConfigFileError) -> [EntryArguments] {
+        var result: [EntryArguments] = []
+        for entry in file.entries {
+            guard let key = DecodeOptions.configKeys.first(where: { $0.name == entry.key }) else {
+                var reason = "no option has this name"
+                if entry.key == "config" {
+                    reason = "a config file cannot name another"
+                } else if let near = DecodeOptions.configKeys.first(where: { editDistance($0.name, entry.key) <= 2 }) {
+                    reason += "; did you mean \"\(near.name)\"?"
+                } else {
+                    reason += " ('respdecode config' prints every key)"
+                }
+                throw file.error(.unknownKey, reason, at: entry)
+            }
+            result.append((entry, try key.arguments(for: entry, in: file)))
+        }
+        return result
+    }
+
+    /// The error of the first entry whose arguments, added to those of the entries above it, make `parse` fail;
+    /// `error` (what parsing all of them gave) when none does.
+    static func blame(
+        _ entries: [EntryArguments], in file: ConfigFile, with error: any Error,
+        together: Bool = false, _ parse: ([String]) throws -> Any
+    ) -> any Error {
+        var arguments: [String] = []
+        for (entry, entryArguments) in entries {
+            arguments += entryArguments
+            do {
+                _ = try parse(arguments)
+            } catch {
+                var message = RespDecodeCommand.message(for: error)
+                // "--max-depth must be from 1 to 1000000" says its option; the key in front says it already.
+                if message.hasPrefix("--\(entry.key) ") { message.removeFirst(entry.key.count + 3) }
+                if together { message = "together with the command line: " + message }
+                return file.error(.invalidValue, message, at: entry)
+            }
+        }
+        return error
+    }
+
+    /// The Levenshtein distance of two short strings, to suggest the key a misspelt one meant.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
