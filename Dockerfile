@@ -1,0 +1,51 @@
+# respdecode in a container: a Debian bookworm runtime holding only the shared libraries the binary links, run as a
+# non-root user, the binary as entry point (stdin in, JSON lines out, exit status passed through).
+#
+# Targets (every image name fully qualified, so podman needs no search registries):
+#   runtime-base      bookworm-slim, the runtime libraries, the user; no binary
+#   runtime-prebuilt  runtime-base plus dist/respdecode from the build context, a binary built outside
+#                     (`swift build -c release --static-swift-stdlib` on Debian 12) -- what scripts/test-container builds
+#   build             the Swift 6.1 builder (Debian 12, so it links the same libraries runtime-base installs)
+#   runtime           the default: runtime-base plus the binary from `build`
+#
+# runtime-prebuilt comes before build, so that even a builder that runs every stage up to its target (Docker's legacy
+# builder) never pulls the Swift image for it; BuildKit and buildah skip stages the target does not use. Stages are
+# chosen by --target only: buildah 1.28 mishandles a FROM named by an ARG's default value.
+
+FROM docker.io/library/debian:bookworm-slim AS runtime-base
+# The libraries `ldd` lists for a release build with a static Swift standard library (Foundation's ICU data is
+# linked in): libxml2 (xml and plist; it pulls in libicu72 and liblzma5), libpng16-16 and libjpeg62-turbo (images),
+# zlib1g (gzip, deflate, PNG text, .warc.gz), libbrotli1 and libzstd1 (br and zstd), libssl3 (libcrypto's SHA-1 for
+# WARC-Payload-Digest), libstdc++6 and libgcc-s1 (already in the base, named so that nothing relies on it).
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libxml2 libpng16-16 libjpeg62-turbo zlib1g libbrotli1 libzstd1 libssl3 libstdc++6 libgcc-s1 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin respdecode
+# Inputs are mounted here (`-v "$PWD:/data:ro"`), so relative FILE arguments read as they would on the host.
+WORKDIR /data
+# Numeric, so that a runtime checking runAsNonRoot can tell without reading /etc/passwd.
+USER 10001:10001
+ENTRYPOINT ["respdecode"]
+
+# A binary built outside: put it at dist/respdecode in the build context.
+FROM runtime-base AS runtime-prebuilt
+COPY dist/respdecode /usr/local/bin/respdecode
+
+FROM docker.io/library/swift:6.1-bookworm AS build
+WORKDIR /src
+# The -dev packages, from the list CI installs (the Swift image already has libxml2-dev and pkg-config).
+COPY .ci/packages .ci/packages
+RUN bash .ci/packages && rm -rf /var/lib/apt/lists/*
+# Dependencies first, so that a source change does not fetch them again (a Package.resolved beside the manifest pins
+# them, as it does outside).
+COPY Package.* ./
+RUN swift package resolve
+# Tests too: the manifest names the test targets, and SwiftPM wants their folders.
+COPY Sources Sources
+COPY Tests Tests
+RUN swift build -c release --static-swift-stdlib --product respdecode \
+ && install -D -m 755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/respdecode" /out/respdecode
+
+FROM runtime-base AS runtime
+COPY --from=build /out/respdecode /usr/local/bin/respdecode
