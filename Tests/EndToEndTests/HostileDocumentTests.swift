@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Hostile XML and plist bodies through the real binary, each under a 768 MB address-space limit (`ulimit -v`) and
-/// a 1 s budget: every one must give exactly one line (an error or a safe value), nothing on stderr, and exit 0.
+/// a 3 s budget (a debug build on a busy 2-core machine; what it catches is superlinear work, which takes minutes): every one must give exactly one line (an error or a safe value), nothing on stderr, and exit 0.
 @Suite("Hostile documents", .serialized)
 struct HostileDocumentTests {
     static let corpora: URL = {
@@ -37,7 +37,7 @@ struct HostileDocumentTests {
         return try #require(lines.first)
     }
 
-    /// Runs respdecode on `input` (whole responses) with two jobs under 768 MiB of address space (`ulimit -v`) and a 1 s budget:
+    /// Runs respdecode on `input` (whole responses) with two jobs under 768 MiB of address space (`ulimit -v`) and a 3 s budget:
     /// exit 0 and nothing on stderr are expected; returns its lines.
     static func runLimited(input: Data, name: String, arguments: [String] = []) throws -> [[String: Any]] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-hostile-\(UUID().uuidString).http")
@@ -56,7 +56,7 @@ struct HostileDocumentTests {
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 0, "\(name): exit \(result.status) \(result.stderr)")
         #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")
-        #expect(elapsed < .seconds(1), "\(name) took \(elapsed)")
+        #expect(elapsed < .seconds(3), "\(name) took \(elapsed)")
         return try result.stdout.split(separator: UInt8(ascii: "\n")).map {
             try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
         }
