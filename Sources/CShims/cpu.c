@@ -14,3 +14,13 @@ int respdecode_usable_cpus(void) {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (int)online : 1;
 }
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+int respdecode_lower_this_thread(int steps) {
+    /* On Linux each thread has its own nice value, set through its thread id (setpriority's "process"). */
+    pid_t thread = (pid_t)syscall(SYS_gettid);
+    int current = getpriority(PRIO_PROCESS, (id_t)thread);
+    return setpriority(PRIO_PROCESS, (id_t)thread, current + steps);
+}

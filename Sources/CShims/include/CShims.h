@@ -24,6 +24,9 @@ void *respdecode_xml_current_parse(void);
    at least 1. */
 int respdecode_usable_cpus(void);
 
+/* Raises the calling thread's nice value (lowers its priority) by `steps`, only this thread's. 0 or -1. */
+int respdecode_lower_this_thread(int steps);
+
 /* Makes SIGTERM, SIGINT and SIGUSR1 write their number (one byte) to `pipe_write_end` instead of their default
    action, with SA_RESTART, and unblocks them in the calling thread (a parent may have blocked them). Call before
    starting threads. 0 on success, -1 on failure. */

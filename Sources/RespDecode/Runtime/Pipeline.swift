@@ -1,3 +1,4 @@
+internal import CShims
 import Glibc
 
 /// Records framed together, decoded by one worker into one buffer, written with one `write(2)`.
@@ -49,10 +50,13 @@ public final class JobPool: @unchecked Sendable {
         }
     }
 
+    /// How much lower the workers' priority is than the reader's (nice steps).
+    static let workerNice: Int32 = 3
+
     /// Body bytes in flight per job before a reader waits.
     static let budgetBytesPerJob = 2 << 20
     /// A batch is handed to the workers when it holds this many records…
-    static let batchRecords = 256
+    static let batchRecords = 2048
     /// …or this many body bytes.
     static let batchBytes = 256 * 1024
 
@@ -69,11 +73,16 @@ public final class JobPool: @unchecked Sendable {
     func submit(_ batch: Batch, from stream: OrderedOutput) {
         monitor.withLock {
             queue.append((batch, stream))
-            monitor.broadcast()
+            monitor.signal()
         }
     }
 
     private func work(decoder: CompoundDecoder, pretty: Bool) {
+        // The reader feeds every worker; when there are more busy threads than cores (tiny records: framing costs
+        // about what decoding does), it must not be the one that waits for a core, or more jobs make the run slower.
+        // Workers therefore run at a slightly lower priority (nice +workerNice, this thread only: Linux threads have
+        // their own nice value); with decoding-heavy input the reader is mostly blocked and workers get every core.
+        _ = respdecode_lower_this_thread(Self.workerNice)
         let scratch = OutputBuffer()
         while true {
             let next: (Batch, OrderedOutput)? = monitor.withLock {

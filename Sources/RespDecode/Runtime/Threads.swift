@@ -40,6 +40,9 @@ final class Monitor: @unchecked Sendable {
     }
 
     func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Wakes one waiter (where any one of them can take what is waited for).
+    func signal() { pthread_cond_signal(condition) }
 }
 
 /// Seconds on the monotonic clock.
