@@ -78,8 +78,8 @@ struct ServeOptions: ParsableArguments {
         + "free port.", valueName: "address"))
     var listen: String?
 
-    @Option(help: ArgumentHelp("Connections served at once, 1 to 100000; more wait in the listen backlog until one "
-        + "ends.", valueName: "n"))
+    @Option(help: ArgumentHelp("Connections served at once, 1 to 10000 (each takes two threads); more wait in the "
+        + "listen backlog until one ends.", valueName: "n"))
     var maxConnections = 64
 
     @Option(help: ArgumentHelp("Close a connection that sends nothing for this many seconds, after writing its lines "
@@ -104,8 +104,8 @@ struct ServeOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard maxConnections >= 1 && maxConnections <= 100_000 else {
-            throw ValidationError("--max-connections must be from 1 to 100000")
+        guard maxConnections >= 1 && maxConnections <= 10_000 else {
+            throw ValidationError("--max-connections must be from 1 to 10000")
         }
         guard idleTimeout.isFinite, idleTimeout >= 0, idleTimeout <= 86400 else {
             throw ValidationError("--idle-timeout must be a number of seconds from 0 (never) to 86400")
