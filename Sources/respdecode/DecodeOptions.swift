@@ -3,7 +3,7 @@ import Logging
 import RespDecode
 
 /// Every option of decoding: what `respdecode [OPTIONS] [FILE ...]` takes besides its files, shared by every
-/// subcommand that decodes or describes decoding (`config`, and the coming `serve`), with the one function that
+/// subcommand that decodes or describes decoding (`config`, `serve`), with the one function that
 /// validates them and builds a ``Configuration``.
 ///
 /// Every flag has a `--no-` form and the last of the two wins: a config file's flags come before the command line's

@@ -5,6 +5,17 @@ import RespDecode
 /// its command line before the command runs.
 protocol DecodeOptionsCommand: ParsableCommand {
     var options: DecodeOptions { get }
+    /// Config file keys for the command's own options, beyond the decode options' (`serve`'s "listen"). Only this
+    /// command reads them; a file giving one to another command is an error. Default: none.
+    static var ownConfigKeys: [ConfigKey] { get }
+    /// Parses and checks the arguments that a file's own keys stand for, alone (the file's own errors, whatever the
+    /// command line says). Default: nothing to check.
+    static func checkOwnOptions(_ arguments: [String]) throws
+}
+
+extension DecodeOptionsCommand {
+    static var ownConfigKeys: [ConfigKey] { [] }
+    static func checkOwnOptions(_ arguments: [String]) throws {}
 }
 
 /*
@@ -20,6 +31,10 @@ protocol DecodeOptionsCommand: ParsableCommand {
  such as "accept" naming a decoder the "chain" above left out); when the file alone is fine, the same is done with
  the command line after each prefix, and the message says the command line took part. The command line alone was
  parsed first (to find --config), so its own errors are reported as usual, before the file is read.
+
+ A command may have keys of its own beside the decode options' (`serve`'s "listen", "max-connections",
+ "idle-timeout"): they are checked alone by the command's own group in the same way, and another command given one
+ says that only its owner reads it.
  */
 enum Invocation {
     /// An entry of a config file and the arguments it stands for.
@@ -31,9 +46,13 @@ enum Invocation {
         guard let decoding = command as? any DecodeOptionsCommand, let path = decoding.options.config else {
             return command
         }
+        let commandType = type(of: decoding)
         let file = try ConfigFile.read(path: path)
-        let entries = try fileArguments(file)
+        let entries = try fileArguments(file, ownKeys: commandType.ownConfigKeys)
         let allFileArguments = entries.flatMap(\.arguments)
+        let isDecodeKey = { (entry: EntryArguments) in DecodeOptions.configKeys.contains { $0.name == entry.entry.key } }
+        let decodeEntries = entries.filter(isDecodeKey)
+        let ownEntries = entries.filter { !isDecodeKey($0) }
 
         // The file's arguments go right after the subcommand's name, when the command line starts with it.
         let split = arguments.first == type(of: command).configuration.commandName ? 1 : 0
@@ -43,9 +62,14 @@ enum Invocation {
 
         // The file alone first: a bad value in it is an error even when the command line overrides it this time.
         do {
-            _ = try DecodeOptions.parse(allFileArguments)
+            _ = try DecodeOptions.parse(decodeEntries.flatMap(\.arguments))
         } catch {
-            throw blame(entries, in: file, with: error) { try DecodeOptions.parse($0) }
+            throw blame(decodeEntries, in: file, with: error) { try DecodeOptions.parse($0) }
+        }
+        do {
+            try commandType.checkOwnOptions(ownEntries.flatMap(\.arguments))
+        } catch {
+            throw blame(ownEntries, in: file, with: error) { try commandType.checkOwnOptions($0) }
         }
         do {
             return try RespDecodeCommand.parseAsRoot(merged(allFileArguments))
@@ -57,14 +81,20 @@ enum Invocation {
     }
 
     /// Each entry of `file` with the arguments it stands for; an unknown key or a value of the wrong type is an error.
-    static func fileArguments(_ file: ConfigFile) throws(ConfigFileError) -> [EntryArguments] {
+    /// - Parameter ownKeys: the keys of the command's own options, beside the decode options'.
+    static func fileArguments(_ file: ConfigFile, ownKeys: [ConfigKey] = []) throws(ConfigFileError) -> [EntryArguments] {
         var result: [EntryArguments] = []
+        let keys = DecodeOptions.configKeys + ownKeys
         for entry in file.entries {
-            guard let key = DecodeOptions.configKeys.first(where: { $0.name == entry.key }) else {
+            guard let key = keys.first(where: { $0.name == entry.key }) else {
                 var reason = "no option has this name"
                 if entry.key == "config" {
                     reason = "a config file cannot name another"
-                } else if let near = DecodeOptions.configKeys.first(where: { editDistance($0.name, entry.key) <= 2 }) {
+                } else if let owner = commandsWithOwnKeys.first(where: { command in
+                    command.ownConfigKeys.contains { $0.name == entry.key }
+                }) {
+                    reason = "only 'respdecode \(owner.configuration.commandName ?? "")' reads this key"
+                } else if let near = keys.first(where: { editDistance($0.name, entry.key) <= 2 }) {
                     reason += "; did you mean \"\(near.name)\"?"
                 } else {
                     reason += " ('respdecode config' prints every key)"
@@ -74,6 +104,12 @@ enum Invocation {
             result.append((entry, try key.arguments(for: entry, in: file)))
         }
         return result
+    }
+
+    /// The subcommands whose config file keys are more than the decode options'.
+    static var commandsWithOwnKeys: [any DecodeOptionsCommand.Type] {
+        RespDecodeCommand.configuration.subcommands.compactMap { $0 as? any DecodeOptionsCommand.Type }
+            .filter { !$0.ownConfigKeys.isEmpty }
     }
 
     /// The error of the first entry whose arguments, added to those of the entries above it, make `parse` fail;

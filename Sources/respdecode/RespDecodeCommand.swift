@@ -4,11 +4,10 @@ import Logging
 import RespDecode
 
 /// The `respdecode` tool: a command of subcommands, `decode` being the default, so that `respdecode [OPTIONS]
-/// [FILE ...]` decodes as it always has while `respdecode config` (and the coming `serve` and `health`) are
-/// commands of their own.
+/// [FILE ...]` decodes as it always has while `respdecode config`, `serve` and `health` are commands of their own.
 ///
 /// A first argument that names a subcommand picks it; anything else (an option, a file) goes to `decode`. A FILE
-/// named like a subcommand (`config`, `decode`, `help`) is therefore written `./config`, or after an option or
+/// named like a subcommand (`config`, `decode`, `serve`, `health`, `help`) is therefore written `./config`, or after an option or
 /// `--`. A new subcommand is one `ParsableCommand` added to `subcommands`; one that decodes takes
 /// `@OptionGroup var options: DecodeOptions` and conforms to ``DecodeOptionsCommand`` to get `--config` for free.
 struct RespDecodeCommand: ParsableCommand {
@@ -16,7 +15,7 @@ struct RespDecodeCommand: ParsableCommand {
         commandName: "respdecode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
         version: "respdecode 0.1.0",
-        subcommands: [DecodeCommand.self, ConfigCommand.self],
+        subcommands: [DecodeCommand.self, ConfigCommand.self, ServeCommand.self, HealthCommand.self],
         defaultSubcommand: DecodeCommand.self
     )
 
@@ -73,13 +72,7 @@ struct DecodeCommand: DecodeOptionsCommand {
 
     func run() throws {
         let configuration = try options.makeConfiguration()
-        let level = try options.makeLogLevel()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "respdecode")
+        let logger = startLogging(at: try options.makeLogLevel())
 
         // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
@@ -95,20 +88,41 @@ struct DecodeCommand: DecodeOptionsCommand {
     }
 }
 
+/// Log messages from `level` up go to standard error; returns the tool's logger.
+func startLogging(at level: Logger.Level) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    return Logger(label: "respdecode")
+}
+
+/// Runs `body` with the statistics of the run, printed on standard error as `configuration` asks (`--stats-interval`
+/// lines, a progress line on a terminal, `--stats`' summary at the end, a line on SIGUSR1), and SIGTERM/SIGINT routed
+/// to ``Shutdown`` (SPEC §1).
+func withStatistics<R, Failure: Error>(
+    _ configuration: Configuration, _ body: (Statistics) throws(Failure) -> R
+) throws(Failure) -> R {
+    let statistics = Statistics()
+    let reporter = StatisticsReporter(statistics: statistics, interval: configuration.statsInterval)
+    Shutdown.shared.setStatisticsHandler { reporter.printLine() }
+    Shutdown.shared.installSignalHandlers()
+    reporter.start()
+    defer {
+        reporter.stop()
+        if configuration.stats { StatisticsReporter.writeError(statistics.snapshot.summary) }
+    }
+    return try body(statistics)
+}
+
 extension DecodeCommand {
     /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (SPEC §1).
     static func decode(_ inputs: [InputSource], configuration: Configuration, logger: Logger) throws -> RunSummary {
-        let statistics = Statistics()
-        let reporter = StatisticsReporter(statistics: statistics, interval: configuration.statsInterval)
-        Shutdown.shared.setStatisticsHandler { reporter.printLine() }
-        Shutdown.shared.installSignalHandlers()
-        reporter.start()
-        defer {
-            reporter.stop()
-            if configuration.stats { StatisticsReporter.writeError(statistics.snapshot.summary) }
-        }
         do {
-            return try StreamRunner(configuration: configuration, logger: logger, statistics: statistics).run(inputs)
+            return try withStatistics(configuration) { statistics throws(OutputFailure) in
+                try StreamRunner(configuration: configuration, logger: logger, statistics: statistics).run(inputs)
+            }
         } catch .closed {
             throw ExitCode(3)
         } catch .failed(let message) {

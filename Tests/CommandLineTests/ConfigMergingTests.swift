@@ -221,3 +221,44 @@ struct ConfigMergingTests {
         if !arguments.isEmpty { #expect(printed != (try options([]).effectiveConfigFile())) }
     }
 }
+
+/// `serve`'s own keys ("listen", "max-connections", "idle-timeout"): read by serve only, checked like its options.
+@Suite("Config file keys of serve")
+struct ServeConfigKeyTests {
+    @Test func serveReadsItsOwnKeysAndTheCommandLineWins() throws {
+        try withConfigFile(#"{"listen": "tcp:127.0.0.1:9", "max-connections": 3, "idle-timeout": 1.5, "max-depth": 9}"#) {
+            path in
+            let fromFile = try #require(try Invocation.parse(["serve", "--config", path]) as? ServeCommand)
+            #expect(fromFile.server.listen == "tcp:127.0.0.1:9")
+            #expect(fromFile.server.maxConnections == 3)
+            #expect(fromFile.server.idleTimeout == 1.5)
+            #expect(fromFile.options.maxDepth == 9)
+            let overridden = try #require(
+                try Invocation.parse(["serve", "--listen", "unix:s.sock", "--config", path, "--max-connections", "5"])
+                    as? ServeCommand)
+            #expect(overridden.server.listen == "unix:s.sock")
+            #expect(overridden.server.maxConnections == 5)
+        }
+    }
+
+    @Test(arguments: [
+        ("{\n\"listen\": \"nowhere\"}", "FILE:2: \"listen\": 'nowhere' is not an address: expected unix:PATH or tcp:HOST:PORT"),
+        ("{\n\n\"max-connections\": 0}", "FILE:3: \"max-connections\": must be from 1 to 10000"),
+        ("{\"idle-timeout\": true}", "FILE:1: \"idle-timeout\": expected a string or a number, found a boolean"),
+        ("{\"lisen\": \"unix:s\"}", "FILE:1: \"lisen\": no option has this name; did you mean \"listen\"?"),
+    ])
+    func badServeKeysAreErrorsOnTheirLine(_ text: String, _ expected: String) throws {
+        try withConfigFile(text) { path in
+            #expect(configError(["serve", "--config", path])?.description
+                == expected.replacingOccurrences(of: "FILE", with: path))
+        }
+    }
+
+    @Test func otherCommandsRefuseServesKeys() throws {
+        try withConfigFile("{\n\"listen\": \"unix:s.sock\"}") { path in
+            for arguments in [["--config", path], ["config", "--config", path]] {
+                #expect(configError(arguments)?.description == "\(path):2: \"listen\": only 'respdecode serve' reads this key")
+            }
+        }
+    }
+}

@@ -27,8 +27,9 @@ public final class Shutdown: Sendable {
         return number == 0 ? nil : number
     }
 
-    /// Readable once a stop was requested; poll it beside an input.
-    var wakeDescriptor: Int32 { wakePipe.read }
+    /// Readable once a stop was requested (and for good): poll it beside an input or a listening socket, and never
+    /// read from it or close it.
+    public var wakeDescriptor: Int32 { wakePipe.read }
 
     /// Asks every reader to stop (what SIGTERM does); also for tests and for `serve`.
     public func request(_ number: Int32) {

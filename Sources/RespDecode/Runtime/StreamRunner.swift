@@ -56,6 +56,7 @@ public final class StreamRunner {
     private let ownsPool: Bool
     private let statistics: Statistics
     private let output: OrderedOutput
+    private let idleTimeout: Double?
     private let readSize = 256 * 1024
     private var summary = RunSummary()
     private var seq = 0
@@ -67,12 +68,15 @@ public final class StreamRunner {
     ///   - pool: the workers to share (serve's connections share one); by default the runner starts its own
     ///     (`configuration.jobs`) and stops them at the end of `run`.
     ///   - statistics: where the counts go (`--stats`, SIGUSR1).
+    ///   - idleTimeout: seconds an input may send nothing before it is taken to have ended (a log line says so; a
+    ///     record it left unfinished is `truncatedRecord`, as at any end of input). Default: nil, wait for ever.
     public init(
         configuration: Configuration, logger: Logger, outputDescriptor: Int32 = 1, pool: JobPool? = nil,
-        statistics: Statistics = Statistics()
+        statistics: Statistics = Statistics(), idleTimeout: Double? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
+        self.idleTimeout = idleTimeout
         self.pool = pool ?? JobPool(configuration: configuration)
         self.ownsPool = pool == nil
         self.statistics = statistics
@@ -203,26 +207,44 @@ public final class StreamRunner {
         summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
     }
 
-    /// Reads up to a chunk; 0 at end of input; -1 after a read error (logged, counted) or when a stop was requested
-    /// (`stopped` is then set, and `summary.interruptedBy` when it was a signal).
+    /// Reads up to a chunk; 0 at end of input (or after `idleTimeout` seconds without any); -1 after a read error
+    /// (logged, counted) or when a stop was requested (`stopped` is then set, and `summary.interruptedBy` when it was
+    /// a signal).
     private func readSome(_ fd: Int32, into chunk: UnsafeMutableBufferPointer<UInt8>, input: InputSource) -> Int {
+        let deadline = idleTimeout.map { MonotonicClock.now + $0 }
         while true {
             if checkStop() { return -1 }
+            var timeout: Int32 = -1
+            if let deadline, let idleTimeout {
+                let left = deadline - MonotonicClock.now
+                if left <= 0 {
+                    logger.notice("nothing from \(input.logName) for \(fixed(idleTimeout, 3)) s: taken as its end")
+                    return 0
+                }
+                timeout = Int32(min((left * 1000).rounded(.up), 3_600_000))
+            }
             // Wait for input or for a stop, whichever comes first (a regular file is always ready).
             var descriptors = [
                 pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: Shutdown.shared.wakeDescriptor, events: Int16(POLLIN), revents: 0),
             ]
-            let polled = poll(&descriptors, 2, -1)
+            let polled = poll(&descriptors, 2, timeout)
             if checkStop() { return -1 }
             // Interrupted by a signal whose stop the signal thread has not posted yet: poll again, and see it then
             // (a read now could block for good). Should poll itself fail, reading blocks as it would without it.
+            // A timeout comes back here too, and the deadline is looked at again.
             if polled < 0 && errno == EINTR || polled >= 0 && descriptors[0].revents == 0 { continue }
             let n = read(fd, chunk.baseAddress, chunk.count)
             if n > 0 { statistics.addBytesRead(n) }
             if n >= 0 { return n }
             if errno == EINTR || errno == EAGAIN { continue }
-            logger.error("cannot read \(input.logName): \(String(cString: strerror(errno)))")
+            // A peer that reset its connection has gone away, like a reader that closed its end of the output
+            // (EPIPE): nothing anyone needs to be told about.
+            if case .descriptor = input, errno == ECONNRESET {
+                logger.info("\(input.logName) was reset by the other end")
+            } else {
+                logger.error("cannot read \(input.logName): \(String(cString: strerror(errno)))")
+            }
             summary.failedInputs += 1
             return -1
         }
