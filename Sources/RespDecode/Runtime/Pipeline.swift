@@ -36,6 +36,12 @@ public final class JobPool: @unchecked Sendable {
     private let monitor = Monitor()
     private var queue = FIFO<(Batch, OrderedOutput)>()
     private var closing = false
+    /// Each worker's own wake-up, and the idle workers, the most recently idle last. A new batch wakes that one:
+    /// when one worker keeps up (tiny records, where the reader is the bottleneck) the others stay asleep instead of
+    /// taking turns, and the work stays on one warm core, as with one job.
+    private var wakeUps: [Monitor.Condition] = []
+    private var idle: [Int] = []
+    private var isIdle: [Bool] = []
     private var threads: [WorkerThread] = []
 
     /// Starts `jobs` workers decoding with `configuration`.
@@ -45,8 +51,10 @@ public final class JobPool: @unchecked Sendable {
         budgetBytes = jobs * Self.budgetBytesPerJob
         let decoder = CompoundDecoder(configuration: configuration)
         let pretty = configuration.outputStyle == .pretty
-        for _ in 0..<jobs {
-            threads.append(WorkerThread { [self] in work(decoder: decoder, pretty: pretty) })
+        wakeUps = (0..<jobs).map { _ in monitor.makeCondition() }
+        isIdle = Array(repeating: false, count: jobs)
+        for worker in 0..<jobs {
+            threads.append(WorkerThread { [self] in work(worker, decoder: decoder, pretty: pretty) })
         }
     }
 
@@ -64,7 +72,7 @@ public final class JobPool: @unchecked Sendable {
     public func close() {
         monitor.withLock {
             closing = true
-            monitor.broadcast()
+            for wakeUp in wakeUps { wakeUp.signal() }
         }
         for thread in threads { thread.join() }
         threads = []
@@ -73,11 +81,14 @@ public final class JobPool: @unchecked Sendable {
     func submit(_ batch: Batch, from stream: OrderedOutput) {
         monitor.withLock {
             queue.append((batch, stream))
-            monitor.signal()
+            if let worker = idle.popLast() {
+                isIdle[worker] = false
+                wakeUps[worker].signal()
+            }
         }
     }
 
-    private func work(decoder: CompoundDecoder, pretty: Bool) {
+    private func work(_ worker: Int, decoder: CompoundDecoder, pretty: Bool) {
         // The reader feeds every worker; when there are more busy threads than cores (tiny records: framing costs
         // about what decoding does), it must not be the one that waits for a core, or more jobs make the run slower.
         // Workers therefore run at a slightly lower priority (nice +workerNice, this thread only: Linux threads have
@@ -86,7 +97,17 @@ public final class JobPool: @unchecked Sendable {
         let scratch = OutputBuffer()
         while true {
             let next: (Batch, OrderedOutput)? = monitor.withLock {
-                while queue.isEmpty && !closing { monitor.wait() }
+                while queue.isEmpty && !closing {
+                    if !isIdle[worker] {
+                        isIdle[worker] = true
+                        idle.append(worker)
+                    }
+                    wakeUps[worker].wait()
+                }
+                if isIdle[worker] {
+                    isIdle[worker] = false
+                    idle.removeAll { $0 == worker }
+                }
                 return queue.removeFirst()
             }
             guard let (batch, stream) = next else { return }

@@ -41,6 +41,29 @@ final class Monitor: @unchecked Sendable {
 
     func broadcast() { pthread_cond_broadcast(condition) }
 
+    /// A further condition variable on this monitor's lock, for waking one chosen waiter.
+    final class Condition: @unchecked Sendable {
+        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+        fileprivate init(mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+            self.mutex = mutex
+            pthread_cond_init(condition, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(condition)
+            condition.deallocate()
+        }
+
+        /// Like `Monitor.wait`, on this condition (called with the monitor's lock held).
+        func wait() { pthread_cond_wait(condition, mutex) }
+        func signal() { pthread_cond_signal(condition) }
+    }
+
+    /// A condition on this monitor's lock (the monitor must outlive it).
+    func makeCondition() -> Condition { Condition(mutex: mutex) }
+
     /// Wakes one waiter (where any one of them can take what is waited for).
     func signal() { pthread_cond_signal(condition) }
 }
