@@ -36,9 +36,10 @@ public final class JobPool: @unchecked Sendable {
     private let monitor = Monitor()
     private var queue = FIFO<(Batch, OrderedOutput)>()
     private var closing = false
-    /// Each worker's own wake-up, and the idle workers, the most recently idle last. A new batch wakes that one:
-    /// when one worker keeps up (tiny records, where the reader is the bottleneck) the others stay asleep instead of
-    /// taking turns, and the work stays on one warm core, as with one job.
+    /// Each worker's own wake-up, and the idle workers, the most recently idle last. A new batch wakes that one, and
+    /// only when no worker is busy or batches pile up: when one worker keeps up (tiny records, where the reader is the
+    /// bottleneck) the others stay asleep instead of taking turns, and the work stays on one warm core, as with one
+    /// job.
     private var wakeUps: [Monitor.Condition] = []
     private var idle: [Int] = []
     private var isIdle: [Bool] = []
@@ -81,7 +82,9 @@ public final class JobPool: @unchecked Sendable {
     func submit(_ batch: Batch, from stream: OrderedOutput) {
         monitor.withLock {
             queue.append((batch, stream))
-            if let worker = idle.popLast() {
+            // A worker is woken when none is busy, or when batches are piling up: while one busy worker keeps up,
+            // the next batch waits for it rather than for a second worker to take a core from the reader.
+            if idle.count == jobs || queue.count > 1, let worker = idle.popLast() {
                 isIdle[worker] = false
                 wakeUps[worker].signal()
             }
