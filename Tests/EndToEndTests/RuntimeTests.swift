@@ -196,6 +196,20 @@ extension EndToEndTests {
             }
         }
 
+        /// On a terminal (a pseudo-terminal from util-linux `script`), a progress line is redrawn in place while input
+        /// is idle and erased at the end; the statistics test above shows it is never drawn when stderr is a pipe.
+        @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script is absent"))
+        func progressLineOnATerminal() throws {
+            let command = "(cat samples/capture.http; sleep 1.3) | '\(EndToEndTests.binary.path)' > /dev/null"
+            let result = try EndToEndTests.run(["-qec", "sh -c \"\(command)\"", "/dev/null"], executable: "/usr/bin/script")
+            #expect(result.status == 0)
+            let screen = String(decoding: result.stdout, as: UTF8.self)
+            let draws = screen.components(separatedBy: "\r\u{1B}[K").filter { $0.contains("records/s") }
+            #expect(draws.count >= 2, "\(screen.debugDescription)")
+            #expect(draws.first?.hasPrefix("respdecode: \(11) records, 4 errors") == true, "\(screen.debugDescription)")
+            #expect(screen.hasSuffix("\r\u{1B}[K"), "the line is erased at the end: \(screen.debugDescription)")
+        }
+
         @Test(arguments: [["--jobs", "0"], ["--jobs", "2000"], ["--stats-interval", "0"], ["--stats-interval", "-1"]])
         func badRuntimeOptionsExitTwo(_ arguments: [String]) throws {
             let result = try EndToEndTests.run(arguments + ["samples/capture.http"])
