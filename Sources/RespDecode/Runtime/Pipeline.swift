@@ -43,6 +43,8 @@ public final class JobPool: @unchecked Sendable {
     private var wakeUps: [Monitor.Condition] = []
     private var idle: [Int] = []
     private var isIdle: [Bool] = []
+    /// Streams open on the pool.
+    private var streams = 0
     private var threads: [WorkerThread] = []
 
     /// Starts `jobs` workers decoding with `configuration`.
@@ -79,12 +81,17 @@ public final class JobPool: @unchecked Sendable {
         threads = []
     }
 
+    func streamOpened() { monitor.withLock { streams += 1 } }
+    func streamClosed() { monitor.withLock { streams -= 1 } }
+
     func submit(_ batch: Batch, from stream: OrderedOutput) {
         monitor.withLock {
             queue.append((batch, stream))
             // A worker is woken when none is busy, or when batches are piling up: while one busy worker keeps up,
-            // the next batch waits for it rather than for a second worker to take a core from the reader.
-            if idle.count == jobs || queue.count > 1, let worker = idle.popLast() {
+            // the next batch waits for it rather than for a second worker to take a core from the reader. With
+            // several streams (serve's connections) every batch wakes a worker, so that one connection's long
+            // batch never holds up another's.
+            if idle.count == jobs || queue.count > 1 || streams > 1, let worker = idle.popLast() {
                 isIdle[worker] = false
                 wakeUps[worker].signal()
             }
@@ -155,6 +162,7 @@ final class OrderedOutput: @unchecked Sendable {
         self.pool = pool
         self.descriptor = descriptor
         self.statistics = statistics
+        pool.streamOpened()
         writer = WorkerThread { [self] in writeInOrder() }
     }
 
@@ -193,6 +201,7 @@ final class OrderedOutput: @unchecked Sendable {
             finished = true
             monitor.broadcast()
         }
+        if writer != nil { pool.streamClosed() }
         writer?.join()
         writer = nil
         return failure
