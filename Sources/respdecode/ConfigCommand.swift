@@ -22,21 +22,10 @@ struct ConfigCommand: DecodeOptionsCommand {
     @OptionGroup var options: DecodeOptions
 
     func run() throws {
-        var text = try options.effectiveConfigFile()
-        let failed = text.withUTF8 { bytes -> Int32? in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return errno }
-                offset += n
-            }
-            return nil
-        }
-        if let failed {
+        if let failed = Descriptors.write(try options.effectiveConfigFile(), to: STDOUT_FILENO) {
             if failed != EPIPE {
-                var message = "respdecode: cannot write output: \(String(cString: strerror(failed)))\n"
-                message.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+                Descriptors.write("respdecode: cannot write output: \(String(cString: strerror(failed)))\n",
+                    to: STDERR_FILENO)
             }
             throw ExitCode(3)
         }

@@ -15,12 +15,10 @@ do {
 } catch let code as ExitCode {
     exit(code.rawValue)
 } catch let error as ConfigFileError {
-    var message = "respdecode: \(error)\n"
-    message.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    Descriptors.write("respdecode: \(error)\n", to: STDERR_FILENO)
     exit(2)
 } catch {
     if RespDecodeCommand.exitCode(for: error) == .success { RespDecodeCommand.exit(withError: error) }
-    var message = "respdecode: " + RespDecodeCommand.fullMessage(for: error) + "\n"
-    message.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    Descriptors.write("respdecode: " + RespDecodeCommand.fullMessage(for: error) + "\n", to: STDERR_FILENO)
     exit(2)
 }

@@ -235,17 +235,7 @@ final class OrderedOutput: @unchecked Sendable {
     }
 
     private func write(_ buffer: OutputBuffer) -> OutputFailure? {
-        var written = 0
-        while written < buffer.count {
-            let n = Glibc.write(descriptor, buffer.base + written, buffer.count - written)
-            if n > 0 {
-                written += n
-                continue
-            }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EPIPE || errno == ECONNRESET) { return .closed }
-            return .failed(n < 0 ? String(cString: strerror(errno)) : "write returned 0")
-        }
-        return nil
+        guard let error = Descriptors.writeAll(descriptor, UnsafeRawBufferPointer(buffer.bytes)) else { return nil }
+        return error == EPIPE || error == ECONNRESET ? .closed : .failed(String(cString: strerror(error)))
     }
 }

@@ -77,7 +77,7 @@ public final class Server: @unchecked Sendable {
         // accept(2) must not block when a client went away between poll and accept (accepted sockets do not inherit
         // O_NONBLOCK).
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        guard let events = Self.makePipe() else {
+        guard let events = Descriptors.makePipe() else {
             let error = fail("make a pipe to serve")
             removeFile()
             throw error
@@ -251,14 +251,5 @@ public final class Server: @unchecked Sendable {
             UInt(info.st_ino) == file.inode
         else { return }
         unlink(file.path)
-    }
-
-    /// A pipe closed on exec whose write end never blocks.
-    private static func makePipe() -> (read: Int32, write: Int32)? {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
-        return (fds[0], fds[1])
     }
 }

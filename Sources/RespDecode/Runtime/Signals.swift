@@ -18,7 +18,7 @@ public final class Shutdown: Sendable {
     private let onStatistics = Mutex<(@Sendable () -> Void)?>(nil)
 
     private init() {
-        wakePipe = Self.makePipe() ?? (-1, -1)
+        wakePipe = Descriptors.makePipe() ?? (-1, -1)
     }
 
     /// The signal that asked for the stop (SIGTERM or SIGINT), or nil.
@@ -45,17 +45,11 @@ public final class Shutdown: Sendable {
         onStatistics.withLock { $0 = handler }
     }
 
-    /// A pipe whose ends are closed on exec (Glibc's module has no `pipe2`).
-    private static func makePipe() -> (read: Int32, write: Int32)? {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (fds[0], fds[1])
-    }
-
     /// Routes SIGTERM, SIGINT and SIGUSR1 here. Call once, before reading.
     public func installSignalHandlers() {
-        guard let (readEnd, writeEnd) = Self.makePipe(), respdecode_forward_signals(writeEnd) == 0 else { return }
+        guard let (readEnd, writeEnd) = Descriptors.makePipe(), respdecode_forward_signals(writeEnd) == 0 else {
+            return
+        }
         _ = WorkerThread { [self] in
             var byte: UInt8 = 0
             while true {

@@ -78,14 +78,6 @@ public final class StatisticsReporter: @unchecked Sendable {
 
     /// Writes to standard error with one `write(2)`, so lines from threads do not interleave.
     public static func writeError(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var done = 0
-            while done < bytes.count {
-                let n = write(STDERR_FILENO, bytes.baseAddress! + done, bytes.count - done)
-                if n <= 0 && errno != EINTR { return }
-                if n > 0 { done += n }
-            }
-        }
+        Descriptors.write(text, to: STDERR_FILENO)
     }
 }
