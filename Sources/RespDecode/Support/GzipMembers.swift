@@ -17,7 +17,17 @@
  Output is inflated only as the caller asks for it, into the caller's buffer: a small input that inflates to gigabytes
  costs what the caller lets it write, never memory here. The events do not depend on how the input was split: zlib
  gives the same output and detects an error at the same input byte however the input is fed to it.
+
+ Speed: zlib inflates piece by piece, which the pipeline's reading thread pays for on every `.warc.gz` record. A member
+ that is whole in the input buffer and inflates to at most `wholeCapacity` bytes (most WARC records) is inflated at
+ once by libdeflate instead, 1.5 times as fast here (measured on the 25,001 members of bench/warc: 0.061 s against
+ 0.090 s). libdeflate checks the same CRC-32 and length. Any member it does not take whole -- cut by the end of the
+ buffer, larger, corrupt, or with a header CRC (FHCRC, which zlib checks and libdeflate skips) -- goes through zlib from
+ its first byte, so errors, their messages and where output stops are zlib's as before. After a member too large for
+ the fast path, it is not tried again until zlib has seen a member that would have fitted, so a run of large members
+ is not inflated twice.
  */
+internal import CDeflate
 internal import CZlib
 import Glibc
 
@@ -49,6 +59,8 @@ final class GzipMembers {
         case betweenMembers
         /// Inflating the member that began at `start`; `produced`: it has given output.
         case inMember(start: Int64, produced: Bool)
+        /// The member that began at `start` was inflated whole into `whole`; `delivered` of its `count` bytes are out.
+        case wholeMember(start: Int64, count: Int, delivered: Int)
         /// After a corrupt member: looking for the next member header.
         case searching
         case ended
@@ -65,6 +77,18 @@ final class GzipMembers {
     /// An event found together with output, to report on the next call.
     private var deferred: Event?
 
+    /// The most a member may inflate to and still be inflated whole (see the file comment).
+    static let wholeCapacity = 512 * 1024
+    private let wholeDecompressor: OpaquePointer?
+    /// Allocated at the first member tried whole.
+    private var whole: UnsafeMutableBufferPointer<UInt8>?
+    /// Off after a member too large for `whole`, until zlib inflates one that fits.
+    private var wholeEnabled = true
+    /// Members inflated whole by libdeflate so far (the tests watch it).
+    private(set) var wholeMemberCount = 0
+    /// Bytes zlib has given for the member it is inflating.
+    private var memberProduced = 0
+
     /// - Parameter base: the offset of the first byte appended in the whole input (where gzip data starts after plain).
     init(base: Int64 = 0) {
         inputBase = base
@@ -72,10 +96,13 @@ final class GzipMembers {
         stream.initialize(to: z_stream())
         // 15 + 16: a gzip wrapper (not zlib, not raw), 32 KiB window; zlib checks the CRC-32 and length trailer.
         started = inflateInit2_(stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        wholeDecompressor = libdeflate_alloc_decompressor()
     }
 
     deinit {
         if started { inflateEnd(stream) }
+        if let wholeDecompressor { libdeflate_free_decompressor(wholeDecompressor) }
+        whole?.deallocate()
         stream.deinitialize(count: 1)
         stream.deallocate()
     }
@@ -143,8 +170,22 @@ final class GzipMembers {
                     return .corrupt(member: start, message: "zlib could not start")
                 }
                 let start = inputOffset
-                phase = .inMember(start: start, produced: false)
+                if let count = inflateWhole() {
+                    phase = .wholeMember(start: start, count: count, delivered: 0)
+                } else {
+                    memberProduced = 0
+                    phase = .inMember(start: start, produced: false)
+                }
                 return .memberStart(start)
+            case .wholeMember(let start, let count, let delivered):
+                guard delivered < count, let whole else {
+                    phase = .betweenMembers
+                    return .memberEnd(start)
+                }
+                let n = min(count - delivered, output.count)
+                _ = memcpy(output.baseAddress!, whole.baseAddress! + delivered, n)
+                phase = .wholeMember(start: start, count: count, delivered: delivered + n)
+                return .output(n)
             case .inMember(let start, let produced):
                 if let event = inflateSome(start: start, produced: produced, into: output) { return event }
             case .searching:
@@ -171,10 +212,12 @@ final class GzipMembers {
             return (status, consumed, written)
         }
         inputPosition += consumed
+        memberProduced += written
         if written > 0 { phase = .inMember(start: start, produced: true) }
         let event: Event?
         switch status {
         case Z_STREAM_END:
+            if memberProduced <= Self.wholeCapacity { wholeEnabled = true }
             phase = .betweenMembers
             event = .memberEnd(start)
         case Z_OK:
@@ -197,6 +240,33 @@ final class GzipMembers {
             return .output(written)
         }
         return event
+    }
+
+    /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate finds
+    /// it valid: the inflated length, with the input read past the member. `nil` (nothing read) for zlib to do it.
+    private func inflateWhole() -> Int? {
+        guard wholeEnabled, let wholeDecompressor, input.count - inputPosition >= 18,
+            input[inputPosition + 3] & 0x02 == 0
+        else { return nil }
+        if whole == nil { whole = .allocate(capacity: Self.wholeCapacity) }
+        var used = 0
+        var produced = 0
+        let result = input.withUnsafeBufferPointer { all in
+            libdeflate_gzip_decompress_ex(
+                wholeDecompressor, all.baseAddress! + inputPosition, all.count - inputPosition,
+                whole!.baseAddress, Self.wholeCapacity, &used, &produced)
+        }
+        switch result {
+        case LIBDEFLATE_SUCCESS:
+            inputPosition += used
+            wholeMemberCount += 1
+            return produced
+        case LIBDEFLATE_INSUFFICIENT_SPACE:
+            wholeEnabled = false
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// Copies the bytes at `inputPosition` (which do not start a member) up to the next member header 1F 8B 08, or as

@@ -1,0 +1,83 @@
+import CZlib
+import Testing
+
+@testable import RespDecode
+
+/// The two ways a member is inflated -- whole by libdeflate, or piece by piece by zlib -- give the same events.
+@Suite("gzip members")
+struct GzipMembersTests {
+    /// The events for `input` fed in pieces of `pieces` bytes (cycled), with the output of consecutive `.output` events
+    /// joined, so that how output was cut does not count; also how many members were inflated whole.
+    static func events(_ input: [UInt8], pieces: [Int]) -> (events: [String], whole: Int) {
+        let members = GzipMembers()
+        var out = [UInt8](repeating: 0, count: 4096)
+        var events: [String] = []
+        var pending: [UInt8] = []
+        func flush() {
+            if !pending.isEmpty { events.append("output \(pending.count) crc \(crc(pending))") }
+            pending = []
+        }
+        var start = 0
+        var k = 0
+        while true {
+            let event = out.withUnsafeMutableBufferPointer { members.next(into: $0) }
+            switch event {
+            case .output(let n):
+                pending += out[0..<n]
+            case .needInput:
+                let end = min(input.count, start + max(1, pieces[k % pieces.count]))
+                k += 1
+                input.withUnsafeBufferPointer { members.append(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+                start = end
+                if start == input.count { members.finish() }
+            case .end:
+                flush()
+                return (events, members.wholeMemberCount)
+            default:
+                flush()
+                events.append("\(event)")
+            }
+        }
+    }
+
+    static func crc(_ bytes: [UInt8]) -> UInt {
+        bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }
+    }
+
+    /// `member` (as zlib writes it: a 10-byte header, FLG 0) with FHCRC set and a header CRC, right or wrong.
+    static func withHeaderCRC(_ member: [UInt8], right: Bool) -> [UInt8] {
+        var header = Array(member[0..<10])
+        header[3] |= 0x02
+        let value = UInt16(truncatingIfNeeded: crc(header)) ^ (right ? 0 : 0x5A5A)
+        return header + [UInt8(value & 0xFF), UInt8(value >> 8)] + member[10...]
+    }
+
+    @Test func wholeAndPieceByPieceAgree() throws {
+        var generator = SplitMix64(seed: 7)
+        let small = (0..<4).map { k in WARCFixtures.gzipMember(Array("member \(k) ".utf8) + Array(repeating: 0x61, count: 100 * k)) }
+        // Larger than the whole-member capacity: zlib inflates it; little-compressible so it is not tiny either.
+        let largeBody = (0..<(GzipMembers.wholeCapacity + 100_000)).map { _ in UInt8.random(in: 0x61...0x64, using: &generator) }
+        let large = WARCFixtures.gzipMember(largeBody)
+        var corrupt = WARCFixtures.gzipMember(Array("this member is damaged".utf8))
+        corrupt[12] ^= 0xFF
+        var badTrailer = small[2]
+        badTrailer[badTrailer.count - 6] ^= 0x01
+        let input =
+            small[0] + large + small[1] + small[2] + Self.withHeaderCRC(small[3], right: false) + corrupt
+            + Self.withHeaderCRC(small[3], right: true) + badTrailer + Array("plain".utf8) + small[0]
+        let atOnce = Self.events(input, pieces: [input.count])
+        // Whole: small[0]; not large (too big), not small[1] (zlib until a member fits again), small[2]; not the FHCRC
+        // members, the corrupt one or the bad trailer; small[0] after the plain run.
+        #expect(atOnce.whole == 3)
+        #expect(atOnce.events.filter { $0.hasPrefix("corrupt") }.count == 3, "\(atOnce.events)")
+        #expect(atOnce.events.filter { $0.hasPrefix("memberEnd") }.count == 6, "\(atOnce.events)")
+        for pieces in [[1], [7, 300, 4096], [65_536], [(1...5).map { _ in Int.random(in: 1...20_000, using: &generator) }].flatMap { $0 }] {
+            let split = Self.events(input, pieces: pieces)
+            #expect(split.events == atOnce.events, "pieces \(pieces)")
+        }
+        // Each member alone, at once, agrees with zlib's verdict on it piece by piece.
+        for member in small + [large, corrupt, badTrailer, Self.withHeaderCRC(small[1], right: false)] {
+            #expect(Self.events(member, pieces: [member.count]).events == Self.events(member, pieces: [1]).events)
+        }
+    }
+}
