@@ -103,6 +103,7 @@ enum BaseDecoding {
     /// Decodes base32 (RFC 4648 §6, upper or lower case; padding optional).
     static func base32(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count * 5 / 8)
         var accumulator: UInt64 = 0
         var bits = 0
         var padded = false

@@ -31,6 +31,11 @@ enum PayloadDigest {
 
         /// `sha1`, `SHA-1`, `sha-256`, `MD5`, …: case-insensitive, with or without the hyphen.
         init?(name: Substring) {
+            // The usual spelling first, without building a folded copy (a string this short is not allocated).
+            if let known = Algorithm(rawValue: String(name)) {
+                self = known
+                return
+            }
             let folded = String(decoding: name.utf8.filter { $0 != UInt8(ascii: "-") }.map(asciiLower), as: UTF8.self)
             self.init(rawValue: folded)
         }
@@ -89,12 +94,15 @@ enum PayloadDigest {
     /// The bytes of a digest value of `length` bytes written in hex, Base32, base64 or base64url.
     static func decode(_ text: String, length: Int) -> [UInt8]? {
         let count = text.utf8.count
-        let lengths = encodedLengths(length)
-        if count == lengths[0], let bytes = BaseDecoding.hex(text) { return bytes }
-        if count == lengths[1] || count == lengths[2], let bytes = BaseDecoding.base32(text), bytes.count == length {
+        let lengths = (
+            hex: 2 * length, base32: (8 * length + 4) / 5, base32Padded: (length + 4) / 5 * 8,
+            base64: (4 * length + 2) / 3, base64Padded: (length + 2) / 3 * 4
+        )
+        if count == lengths.hex, let bytes = BaseDecoding.hex(text) { return bytes }
+        if count == lengths.base32 || count == lengths.base32Padded, let bytes = BaseDecoding.base32(text), bytes.count == length {
             return bytes
         }
-        if count == lengths[3] || count == lengths[4], let bytes = BaseDecoding.base64(text, urlSafe: true),
+        if count == lengths.base64 || count == lengths.base64Padded, let bytes = BaseDecoding.base64(text, urlSafe: true),
             bytes.count == length
         {
             return bytes
@@ -102,31 +110,52 @@ enum PayloadDigest {
         return nil
     }
 
+    /// An algorithm's implementation, fetched from libcrypto's default provider once. `EVP_sha1()` and its kind
+    /// name a digest that OpenSSL 3 looks up again (under a lock) on every `EVP_Digest`; measured here, that look-up
+    /// cost a .warc.gz run's reading thread as much as the hashing.
+    private struct Fetched: @unchecked Sendable {
+        // An EVP_MD is immutable once fetched and may be used from any thread (OpenSSL's threading rules).
+        let md: OpaquePointer?
+
+        init(_ name: String) { md = EVP_MD_fetch(nil, name, nil) }
+    }
+
+    private static let sha1 = Fetched("SHA1")
+    private static let sha256 = Fetched("SHA256")
+    private static let sha512 = Fetched("SHA512")
+    private static let md5 = Fetched("MD5")
+
+    /// Runs `body` on the digest of `data`, or gives `nil` if libcrypto could not compute it.
+    private static func withDigest<T>(
+        _ algorithm: Algorithm, of data: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) -> T? {
+        let fetched =
+            switch algorithm {
+            case .sha1: sha1
+            case .sha256: sha256
+            case .sha512: sha512
+            case .md5: md5
+            }
+        guard let md = fetched.md else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { out -> T? in
+            var size: UInt32 = 0
+            var empty: UInt8 = 0
+            let ok = withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                let pointer = data.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(emptyPointer)
+                return EVP_Digest(pointer, data.count, out.baseAddress, &size, md, nil)
+            }
+            guard ok == 1, Int(size) == algorithm.length else { return nil }
+            return body(UnsafeBufferPointer(rebasing: out[..<Int(size)]))
+        }
+    }
+
     /// The digest of `data`, or `nil` if libcrypto could not compute it.
     static func digest(_ algorithm: Algorithm, of data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let md: OpaquePointer? =
-            switch algorithm {
-            case .sha1: EVP_sha1()
-            case .sha256: EVP_sha256()
-            case .sha512: EVP_sha512()
-            case .md5: EVP_md5()
-            }
-        guard let md else { return nil }
-        var out = [UInt8](repeating: 0, count: 64)
-        var size: UInt32 = 0
-        var empty: UInt8 = 0
-        let ok = out.withUnsafeMutableBufferPointer { result in
-            withUnsafeMutablePointer(to: &empty) { emptyPointer in
-                let pointer = data.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(emptyPointer)
-                return EVP_Digest(pointer, data.count, result.baseAddress, &size, md, nil)
-            }
-        }
-        guard ok == 1, Int(size) == algorithm.length else { return nil }
-        return Array(out.prefix(Int(size)))
+        withDigest(algorithm, of: data) { Array($0) }
     }
 
     /// Whether `data` has the expected digest (`nil`: libcrypto failed).
     static func matches(_ expected: Expected, _ data: UnsafeBufferPointer<UInt8>) -> Bool? {
-        digest(expected.algorithm, of: data).map { $0 == expected.value }
+        withDigest(expected.algorithm, of: data) { $0.elementsEqual(expected.value) }
     }
 }
