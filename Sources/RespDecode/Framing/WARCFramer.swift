@@ -73,6 +73,8 @@ public struct WARCFramer: RecordFramer {
     private var mode = Mode.undecided
     private var inflater: GzipMembers?
     private var scratch: [UInt8] = []
+    /// Resynchronising: the last call stopped at `position` for more input, so the byte there is yet to be checked.
+    private var resyncResumed = false
 
     // Unparsed input (inflated, for gzip): `buffer[position...]`; `bufferOffset` is the stream offset of `buffer[0]`.
     private var buffer: [UInt8] = []
@@ -297,6 +299,9 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
             return true
         }
+        // The start of an ARC header gets its own message, however the input arrives (found by fuzzing: cut after
+        // "file", the ARC file got the generic message).
+        if buffer.isPrefix(of: "filedesc://", at: position) && !dataEnded { return false }
         let message: String
         if buffer.starts(with: "filedesc://", at: position) {
             message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
@@ -600,6 +605,7 @@ public struct WARCFramer: RecordFramer {
         var pending = pending
         pending.excerpt = excerpt
         failure = pending
+        resyncResumed = false
         failureStart = current?.start ?? currentOffset
     }
 
@@ -607,6 +613,7 @@ public struct WARCFramer: RecordFramer {
         let (reported, _) = reportedOffset(at: offset)
         current = nil
         failure = FramingFailure(offset: reported, error: error)
+        resyncResumed = false
         failureStart = offset
     }
 
@@ -674,7 +681,8 @@ public struct WARCFramer: RecordFramer {
         // Where the next record starts: after a line end, or (gzip) at the start of a member.
         var hit: Int?
         // How far the skipping may go while nothing is found: not past what could still become a match.
-        var skipLimit = dataEnded ? buffer.count : max(position, buffer.count - (pattern.utf8CodeUnitCount - 1))
+        // (9: a version line, "WARC/1.1\r\n", cut one byte short.)
+        var skipLimit = dataEnded ? buffer.count : max(position, buffer.count - 9)
         var from = position
         while let newline = find(0x0A, from: from), newline + 1 < buffer.count {
             if buffer.starts(with: pattern, at: newline) {
@@ -684,6 +692,12 @@ public struct WARCFramer: RecordFramer {
             if buffer.isPrefix(of: pattern, at: newline) { break }
             from = newline + 1
         }
+        // A whole version line also counts where no line ends before it: garbage written between two records ends
+        // anywhere, and each record after it must still be read (issue 7: one line per intact record).
+        // (Not at the failure's own first byte, which may be a version line whose record failed; but at a byte the
+        // last call stopped before, which is new.)
+        let first = resyncResumed ? position : position + 1
+        if let line = Self.versionLine(in: buffer, from: first, to: hit ?? buffer.count) { hit = line }
         for boundary in boundaries where boundary.start > currentOffset {
             let index = Int(boundary.start - bufferOffset)
             guard index < buffer.count && index < (hit ?? buffer.count) else { break }
@@ -693,6 +707,7 @@ public struct WARCFramer: RecordFramer {
             }
             if !dataEnded && buffer.isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
         }
+        resyncResumed = false
         if let hit {
             skipIntoFailure(hit - position)
             finishFailure()
@@ -703,7 +718,26 @@ public struct WARCFramer: RecordFramer {
             finishFailure()
             return true
         }
+        resyncResumed = true
         return false
+    }
+
+    /// The first `WARC/1.0` or `WARC/1.1` followed by a line end in `buffer[from..<to]`.
+    static func versionLine(in buffer: [UInt8], from: Int, to: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { all in
+            var k = from
+            while let w = WARCBlock.find(UInt8(ascii: "W"), in: all, from: k, to: to) {
+                if w + 9 < all.count, all[w + 1] == UInt8(ascii: "A"), all[w + 2] == UInt8(ascii: "R"),
+                    all[w + 3] == UInt8(ascii: "C"), all[w + 4] == UInt8(ascii: "/"), all[w + 5] == UInt8(ascii: "1"),
+                    all[w + 6] == UInt8(ascii: "."), all[w + 7] == UInt8(ascii: "0") || all[w + 7] == UInt8(ascii: "1"),
+                    all[w + 8] == 0x0A || (all[w + 8] == 0x0D && all[w + 9] == 0x0A)
+                {
+                    return w
+                }
+                k = w + 1
+            }
+            return nil
+        }
     }
 
     // MARK: - Header section
