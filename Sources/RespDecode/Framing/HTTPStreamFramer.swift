@@ -56,6 +56,8 @@ public struct HTTPStreamFramer: RecordFramer {
     private var bodyIsRaw = true
     private var interimBytes = 0
 
+    // While resynchronising: the input ended inside what may be a status line, at `position`.
+    private var waitingAtStatusLine = false
     // While resynchronising: the failure that the skipped bytes belong to.
     private var failure: FramingFailure?
 
@@ -307,6 +309,7 @@ public struct HTTPStreamFramer: RecordFramer {
         failure = FramingFailure(
             offset: messageStart, error: RecordError(.malformedRecord, message, location: .init(offset: messageStart)),
             status: head?.status, headers: head?.headers, excerpt: excerpt)
+        waitingAtStatusLine = false
         state = .resync(checkHere: true)
         return true
     }
@@ -497,6 +500,7 @@ public struct HTTPStreamFramer: RecordFramer {
         failure = FramingFailure(
             offset: messageStart, error: error, status: head?.status, headers: head?.headers, excerpt: messageExcerpt())
         body = []
+        waitingAtStatusLine = false
         state = .resync(checkHere: true)
         return true
     }
@@ -526,6 +530,7 @@ public struct HTTPStreamFramer: RecordFramer {
         let folded = !interimStatuses.isEmpty
         failure = FramingFailure(offset: folded ? messageStart : currentOffset, error: error, excerpt: folded ? excerpt : [])
         interimStatuses.removeAll()
+        waitingAtStatusLine = false
         state = .resync(checkHere: false)
     }
 
@@ -543,18 +548,39 @@ public struct HTTPStreamFramer: RecordFramer {
         }
         let pattern: StaticString = "\nHTTP/1."
         var from = position
-        while let newline = find(0x0A, from: from, to: buffer.count) {
-            if buffer.starts(with: pattern, at: newline) {
-                skipIntoFailure(newline + 1 - position)
-                finishFailure()
-                state = .start
-                return true
+        while let next = Self.findLineEndOrH(buffer, from: from) {
+            if buffer[next] == 0x0A {
+                if buffer.starts(with: pattern, at: next) {
+                    skipIntoFailure(next + 1 - position)
+                    finishFailure()
+                    state = .start
+                    return true
+                }
+                if buffer.isPrefix(of: pattern, at: next) && !finished {
+                    skipIntoFailure(next - position)
+                    return false
+                }
+            } else if next > position || waitingAtStatusLine {
+                // A status line where no line ends before it: garbage between two responses ends anywhere, and
+                // every response after it must still be read (issue 7: one line per intact record). Only a whole
+                // "HTTP/1.x NNN" counts there, so that text merely mentioning HTTP/1. does not.
+                waitingAtStatusLine = false
+                switch Self.statusLineStart(buffer, at: next) {
+                case true?:
+                    skipIntoFailure(next - position)
+                    finishFailure()
+                    state = .start
+                    return true
+                case nil where !finished:
+                    skipIntoFailure(next - position)
+                    // Checked again, here, when more input comes (the failure's own first byte never is).
+                    waitingAtStatusLine = true
+                    return false
+                default:
+                    break
+                }
             }
-            if buffer.isPrefix(of: pattern, at: newline) && !finished {
-                skipIntoFailure(newline - position)
-                return false
-            }
-            from = newline + 1
+            from = next + 1
         }
         skipIntoFailure(available)
         if finished {
@@ -563,6 +589,36 @@ public struct HTTPStreamFramer: RecordFramer {
             return true
         }
         return false
+    }
+
+    /// The first line feed or `H` at or after `from`.
+    private static func findLineEndOrH(_ buffer: [UInt8], from: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { all in
+            var k = from
+            while k < all.count {
+                let byte = all[k]
+                if byte == 0x0A || byte == UInt8(ascii: "H") { return k }
+                k += 1
+            }
+            return nil
+        }
+    }
+
+    /// Whether `HTTP/1.D DDD` and a space or line end start at `index`; `nil` when the buffer ends before that is
+    /// known.
+    private static func statusLineStart(_ buffer: [UInt8], at index: Int) -> Bool? {
+        let shape = Array("HTTP/1.9 999 ".utf8)
+        for k in 0..<shape.count {
+            guard index + k < buffer.count else { return nil }
+            let byte = buffer[index + k]
+            switch shape[k] {
+            case UInt8(ascii: "9"): guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return false }
+            case UInt8(ascii: " ") where k == shape.count - 1:
+                guard byte == 0x20 || byte == 0x0D || byte == 0x0A else { return false }
+            default: guard byte == shape[k] else { return false }
+            }
+        }
+        return true
     }
 
     private mutating func skipIntoFailure(_ n: Int) {
