@@ -16,6 +16,9 @@ let package = Package(
     products: [
         .executable(name: "respdecode", targets: ["respdecode"]),
         .library(name: "RespDecode", targets: ["RespDecode"]),
+        // The fuzz targets as one binary: for libFuzzer with `-Xswiftc -DFUZZING --sanitize=fuzzer` (scripts/fuzz),
+        // otherwise a replayer of saved inputs.
+        .executable(name: "respdecode-fuzz", targets: ["respdecode-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -57,6 +60,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // One fuzz target per parser, through the library's public API only (see FuzzTarget.swift).
+        .target(name: "FuzzTargets", dependencies: ["RespDecode"]),
+        .executableTarget(name: "respdecode-fuzz", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "RespDecodeTests",
             // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on; the compressors to make
@@ -71,6 +77,8 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: ["respdecode", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Replays every input the fuzzers kept (Tests/FuzzRegressions/TARGET/) through its target, and the seeds.
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",

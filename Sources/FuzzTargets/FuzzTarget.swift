@@ -1,0 +1,38 @@
+/*
+ The fuzz targets: one per parser that reads untrusted bytes, each a function of one input that returns normally or
+ stops the process (a trap, `fatalError`) when an invariant fails. libFuzzer calls them through `respdecode-fuzz`
+ (built with `--sanitize=fuzzer`, scripts/fuzz); the same binary built normally replays files, and the regression
+ test replays every file under Tests/FuzzRegressions through them, so a crash once found stays fixed.
+
+ What every target checks besides "no crash": every line written is valid JSON (read back by the strict transcoder),
+ a decoder that throws leaves its output as it was, and output stays within the limits it was given. The framers are
+ also fed the same bytes in pieces (cut where the input's own hash says): the lines must be the same bytes.
+
+ Only the library's public API is used, as a caller would use it.
+ */
+import RespDecode
+
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    case http, warc, har, ndjson, encoding, json, xml, plistBinary = "plist-binary", plistXML = "plist-xml", png, jpeg
+
+    /// Runs the target on one input.
+    public func run(_ data: UnsafeBufferPointer<UInt8>) {
+        switch self {
+        case .http: FramerTarget.run(data) { HTTPStreamFramer(limits: FuzzLimits.limits) }
+        case .warc: FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
+        case .har: FramerTarget.run(data) { HARFramer(limits: FuzzLimits.limits) }
+        case .ndjson: FramerTarget.run(data) { NDJSONFramer(limits: FuzzLimits.limits) }
+        case .encoding: EncodingTarget.run(data)
+        case .json: JSONTarget.run(data)
+        case .xml: BodyTarget.run(data, decoder: "xml", mimeType: "application/xml")
+        case .plistBinary: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist", magic: "bplist00")
+        case .plistXML: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist")
+        case .png: ImageTarget.run(data, mimeType: "image/png", magic: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
+        }
+    }
+
+    public func run(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { run($0) }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import FuzzTargets
+import Testing
+
+/// Every input the fuzzers kept (scripts/fuzz copies crashes, timeouts, leaks and out-of-memory inputs to
+/// Tests/FuzzRegressions/TARGET/) goes through its target again: each was a bug, and stays fixed. The samples go
+/// through the framer targets too, so the invariants are checked on real streams in every run.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let regressions = testsFolder.appendingPathComponent("FuzzRegressions")
+    static let samples = testsFolder.deletingLastPathComponent().appendingPathComponent("samples")
+
+    static func files(in folder: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.sorted().filter { !$0.hasPrefix(".") }.map { folder.appendingPathComponent($0) }
+    }
+
+    /// The kept inputs, as "target/file".
+    static let kept: [String] = FuzzTarget.allCases.flatMap { target in
+        files(in: regressions.appendingPathComponent(target.rawValue)).map { "\(target.rawValue)/\($0.lastPathComponent)" }
+    }
+
+    @Test(arguments: kept)
+    func keptInputStaysFixed(_ name: String) throws {
+        let target = try #require(FuzzTarget(rawValue: String(name.split(separator: "/")[0])))
+        let data = try Data(contentsOf: Self.regressions.appendingPathComponent(name))
+        // A failure stops the test process with the invariant's message (as it stopped the fuzzer).
+        target.run([UInt8](data))
+    }
+
+    @Test(arguments: [
+        ("capture.http", FuzzTarget.http), ("documents.http", .http), ("images.http", .http),
+        ("traffic.warc.gz", .warc), ("traffic.har", .har), ("traffic.ndjson", .ndjson),
+    ])
+    func samplesKeepTheFramerInvariants(_ file: String, _ target: FuzzTarget) throws {
+        let data = try Data(contentsOf: Self.samples.appendingPathComponent(file))
+        #expect(!data.isEmpty)
+        target.run([UInt8](data))
+    }
+}
