@@ -56,8 +56,9 @@ public struct HTTPStreamFramer: RecordFramer {
     private var bodyIsRaw = true
     private var interimBytes = 0
 
-    // While resynchronising: the input ended inside what may be a status line, at `position`.
-    private var waitingAtStatusLine = false
+    // While resynchronising: where the skipping began. A status line found anywhere ends the skipping, except one
+    // there (the failure's own first byte, perhaps a status line whose message failed).
+    private var resyncOrigin: Int64 = -1
     // While resynchronising: the failure that the skipped bytes belong to.
     private var failure: FramingFailure?
 
@@ -309,7 +310,7 @@ public struct HTTPStreamFramer: RecordFramer {
         failure = FramingFailure(
             offset: messageStart, error: RecordError(.malformedRecord, message, location: .init(offset: messageStart)),
             status: head?.status, headers: head?.headers, excerpt: excerpt)
-        waitingAtStatusLine = false
+        resyncOrigin = currentOffset
         state = .resync(checkHere: true)
         return true
     }
@@ -500,7 +501,7 @@ public struct HTTPStreamFramer: RecordFramer {
         failure = FramingFailure(
             offset: messageStart, error: error, status: head?.status, headers: head?.headers, excerpt: messageExcerpt())
         body = []
-        waitingAtStatusLine = false
+        resyncOrigin = currentOffset
         state = .resync(checkHere: true)
         return true
     }
@@ -530,7 +531,7 @@ public struct HTTPStreamFramer: RecordFramer {
         let folded = !interimStatuses.isEmpty
         failure = FramingFailure(offset: folded ? messageStart : currentOffset, error: error, excerpt: folded ? excerpt : [])
         interimStatuses.removeAll()
-        waitingAtStatusLine = false
+        resyncOrigin = currentOffset
         state = .resync(checkHere: false)
     }
 
@@ -560,11 +561,10 @@ public struct HTTPStreamFramer: RecordFramer {
                     skipIntoFailure(next - position)
                     return false
                 }
-            } else if next > position || waitingAtStatusLine {
+            } else if bufferOffset + Int64(next) != resyncOrigin {
                 // A status line where no line ends before it: garbage between two responses ends anywhere, and
                 // every response after it must still be read (issue 7: one line per intact record). Only a whole
                 // "HTTP/1.x NNN" counts there, so that text merely mentioning HTTP/1. does not.
-                waitingAtStatusLine = false
                 switch Self.statusLineStart(buffer, at: next) {
                 case true?:
                     skipIntoFailure(next - position)
@@ -572,9 +572,8 @@ public struct HTTPStreamFramer: RecordFramer {
                     state = .start
                     return true
                 case nil where !finished:
+                    // Checked again, here, when more input comes.
                     skipIntoFailure(next - position)
-                    // Checked again, here, when more input comes (the failure's own first byte never is).
-                    waitingAtStatusLine = true
                     return false
                 default:
                     break
