@@ -31,9 +31,7 @@ struct FaultTests {
     static func records(_ framing: String) -> (input: Data, extents: [Range<Int>]) {
         var input = Data()
         var extents: [Range<Int>] = []
-        func http(_ n: Int) -> String {
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \("{\"n\":\(n)}".utf8.count)\r\n\r\n{\"n\":\(n)}"
-        }
+        let http = httpResponse
         if framing == "har" { input.append(contentsOf: #"{"log":{"version":"1.2","entries":["#.utf8) }
         for n in 0..<5 {
             if framing == "har" && n > 0 { input.append(UInt8(ascii: ",")) }
@@ -85,43 +83,44 @@ struct FaultTests {
     /// Random garbage between records of a raw HTTP stream: every intact record still gets its line, in order, and
     /// each run of garbage exactly one error line where it was.
     @Test func garbageBetween100000HTTPRecords() throws {
-        var generator = XorShiftGenerator(seed: 0x5EED)
-        var stream = Data()
-        var garbageRuns = 0
-        let records = 100_000
-        for n in 0..<records {
-            let body = "{\"n\":\(n)}"
-            stream.append(contentsOf: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
-            if generator.next() % 20 == 0 {
-                stream.append(contentsOf: Self.garbage(&generator))
-                garbageRuns += 1
-            }
-        }
-        let lines = try Self.lines(of: stream, name: "garbage.http")
-        try Self.checkInterleaving(lines, records: records, garbageRuns: garbageRuns) { line in
-            (line["value"] as? [String: Any])?["n"] as? Int
+        try Self.garbageBetween(records: 100_000, everyNth: 20, seed: 0x5EED, name: "garbage.http") { n in
+            Self.httpResponse(n)
         }
     }
 
     /// The same for WARC records: garbage that does not end in a line end, before a `WARC/1.1` line.
     @Test func garbageBetweenWARCRecords() throws {
-        var generator = XorShiftGenerator(seed: 0xA7C)
+        try Self.garbageBetween(records: 10_000, everyNth: 10, seed: 0xA7C, name: "garbage.warc") { n in
+            let http = Self.httpResponse(n)
+            return "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(n)>\r\n"
+                + "WARC-Target-URI: http://example.com/\(n)\r\nContent-Type: application/http; msgtype=response\r\n"
+                + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n"
+        }
+    }
+
+    /// A JSON response whose value is `{"n": n}`.
+    static func httpResponse(_ n: Int) -> String {
+        let body = "{\"n\":\(n)}"
+        return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    /// `records` records made by `record(n)`, with garbage after about one in `everyNth`, through the binary: every
+    /// record's line, in order, and one error line per run of garbage.
+    static func garbageBetween(
+        records: Int, everyNth: UInt64, seed: UInt64, name: String, record: (Int) -> String
+    ) throws {
+        var generator = XorShiftGenerator(seed: seed)
         var stream = Data()
         var garbageRuns = 0
-        let records = 10_000
         for n in 0..<records {
-            let http = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \("{\"n\":\(n)}".utf8.count)\r\n\r\n{\"n\":\(n)}"
-            stream.append(
-                contentsOf: ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(n)>\r\n"
-                    + "WARC-Target-URI: http://example.com/\(n)\r\nContent-Type: application/http; msgtype=response\r\n"
-                    + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n").utf8)
-            if generator.next() % 10 == 0 {
-                stream.append(contentsOf: Self.garbage(&generator))
+            stream.append(contentsOf: record(n).utf8)
+            if generator.next() % everyNth == 0 {
+                stream.append(contentsOf: garbage(&generator))
                 garbageRuns += 1
             }
         }
-        let lines = try Self.lines(of: stream, name: "garbage.warc")
-        try Self.checkInterleaving(lines, records: records, garbageRuns: garbageRuns) { line in
+        let lines = try Self.lines(of: stream, name: name)
+        try checkInterleaving(lines, records: records, garbageRuns: garbageRuns) { line in
             (line["value"] as? [String: Any])?["n"] as? Int
         }
     }
