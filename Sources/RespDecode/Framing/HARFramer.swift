@@ -256,11 +256,7 @@ public struct HARFramer: RecordFramer {
     }
 
     private mutating func stepKeyString(_ level: Level) -> Bool {
-        let outcome = scan()
-        if !valueDropped && cursor - position > Self.keyCap {
-            valueDropped = true
-        }
-        if valueDropped { consume(to: cursor) }
+        let outcome = scan(keepingAtMost: Self.keyCap)
         switch outcome {
         case .needMore:
             return waitOrTruncate()
@@ -395,11 +391,7 @@ public struct HARFramer: RecordFramer {
     }
 
     private mutating func stepEntry() -> Bool {
-        let outcome = scan()
-        if !valueDropped && cursor - position > entryCap {
-            valueDropped = true
-        }
-        if valueDropped { consume(to: cursor) }
+        let outcome = scan(keepingAtMost: entryCap)
         switch outcome {
         case .needMore:
             return waitOrTruncate()
@@ -506,6 +498,15 @@ public struct HARFramer: RecordFramer {
 
     private mutating func scan() -> ValueScanner.Outcome {
         buffer.withUnsafeBufferPointer { all in scanner.scan(all, from: &cursor, finished: finished) }
+    }
+
+    /// `scan()` of a value whose text is kept while it is at most `cap` bytes; past that it is dropped
+    /// (`valueDropped`) and its bytes are consumed as they are scanned.
+    private mutating func scan(keepingAtMost cap: Int) -> ValueScanner.Outcome {
+        let outcome = scan()
+        if !valueDropped && cursor - position > cap { valueDropped = true }
+        if valueDropped { consume(to: cursor) }
+        return outcome
     }
 
     private func name(of level: Level) -> String {

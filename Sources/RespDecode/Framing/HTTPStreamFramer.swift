@@ -603,10 +603,13 @@ public struct HTTPStreamFramer: RecordFramer {
         }
     }
 
+    /// What `statusLineStart` matches: 9 is any digit, the last space a space or a line end.
+    private static let statusLineShape = Array("HTTP/1.9 999 ".utf8)
+
     /// Whether `HTTP/1.D DDD` and a space or line end start at `index`; `nil` when the buffer ends before that is
     /// known.
     private static func statusLineStart(_ buffer: [UInt8], at index: Int) -> Bool? {
-        let shape = Array("HTTP/1.9 999 ".utf8)
+        let shape = statusLineShape
         for k in 0..<shape.count {
             guard index + k < buffer.count else { return nil }
             let byte = buffer[index + k]

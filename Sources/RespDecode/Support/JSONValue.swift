@@ -309,18 +309,11 @@ private struct JSONReader {
         let start = p
         var escaped = false  // whether `scratch` holds the string so far, up to `runStart`
         var runStart = p
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while true {
-            // A plain run: 8 bytes at a time until a byte that is '"', '\\', a control character or non-ASCII (each
-            // test flags its first hit correctly, so the lowest flagged byte is a real stop).
+            // A plain run: 8 bytes at a time until a byte that is '"', '\\', a control character or non-ASCII.
             while end - p >= 8 {
                 let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-                let quotes = word ^ (ones &* 0x22)
-                let backslashes = word ^ (ones &* 0x5C)
-                let stops = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-                    | ((word &- ones &* 0x20) & ~word) | word
-                let flagged = stops & highs
+                let flagged = jsonStringStops(word)
                 if flagged == 0 {
                     p += 8
                     continue

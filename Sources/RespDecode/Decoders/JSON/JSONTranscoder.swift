@@ -422,20 +422,13 @@ extension JSONTranscoder {
             }
             o.pointee = UInt8(ascii: "\"")
             o += 1
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
             while true {
                 // Plain ASCII goes 8 bytes at a time: store the word, then find the first byte that is '"', '\\',
-                // a control character or non-ASCII. Each test below flags its first hit correctly (borrows only
-                // travel towards later bytes), so the lowest flagged byte is a real stop.
+                // a control character or non-ASCII.
                 while end - p >= 8 {
                     let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
                     UnsafeMutableRawPointer(o).storeBytes(of: word.littleEndian, as: UInt64.self)
-                    let quotes = word ^ (ones &* 0x22)
-                    let backslashes = word ^ (ones &* 0x5C)
-                    let stops = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-                        | ((word &- ones &* 0x20) & ~word) | word
-                    let flagged = stops & highs
+                    let flagged = jsonStringStops(word)
                     if flagged == 0 {
                         p += 8
                         o += 8
