@@ -14,6 +14,19 @@
      url, method .... strings
      id ............. a string, or a number echoed as its text
 
+ Fields that `respdecode frame` writes, so that a record framed from WARC, HAR or raw HTTP decodes to the line a direct
+ run gives it (all optional; README "On a cluster"):
+
+     contentDecoded . true: the body is already content-decoded (HAR); Content-Encoding is not undone again
+     trailers ....... the chunked body's trailer fields, in the shapes of headers
+     warnings ....... framing warnings, an array of strings, reported on the line
+     warcType, warcRecordId, warcDate ... the WARC record's fields (warcType first: the others need it)
+     digest ......... "ok" or "mismatch": the WARC payload digest's check, made when the record was framed
+     error .......... {"code", "message", "offset", "line", "column"}: input that could not be framed; code is
+                      malformedRecord, truncatedRecord or limitExceeded. The line is that failure (status and
+                      headers optional), its body the failure's excerpt, and bodyBytes how many input bytes it
+                      stood for
+
  The body is as it was on the wire: a Content-Encoding field is undone by the decoder chain (contentDecoded false).
  A record's offset is its line's first byte (after a UTF-8 BOM at the start of the input, which is skipped).
 
@@ -188,13 +201,14 @@ enum NDJSONLine {
         var method: String?
         var status: Int?
         var headers: HeaderFields?
+        var warc: WARCRecordInfo?
 
         func failure(_ code: RecordError.Code, _ message: String, location: Int64? = nil) -> FramedItem {
             .failure(
                 FramingFailure(
                     offset: offset, error: RecordError(code, message, location: location.map { .init(offset: $0) }),
                     status: status, headers: headers, excerpt: Array(raw.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: Int64(raw.count), url: url, method: method, id: id))
+                    bytes: Int64(raw.count), url: url, method: method, id: id, warc: warc))
         }
 
         let value: JSONValue
@@ -218,13 +232,57 @@ enum NDJSONLine {
         var headersValue: JSONValue?
         var bodyValue: JSONValue?
         var base64Value: JSONValue?
+        var trailersValue: JSONValue?
+        var errorValue: JSONValue?
+        var bodyBytesValue: JSONValue?
+        var contentDecoded = false
+        var warnings: [String] = []
+        var warcType: String?
+        var warcRecordId: String?
+        var warcDate: String?
+        var digest: DigestCheck?
         var problem: String?
+        /// A string member, or nil for null; anything else is the line's problem.
+        func text(_ key: String, _ member: JSONValue) -> String? {
+            switch member {
+            case .string(let text): return text
+            case .null: return nil
+            default:
+                problem = problem ?? "'\(key)' is \(member.typeName), expected a string"
+                return nil
+            }
+        }
         for (key, member) in members {
             switch key {
             case "status": statusValue = member
             case "headers": headersValue = member
             case "body": bodyValue = member
             case "bodyBase64": base64Value = member
+            case "trailers": trailersValue = member
+            case "error": errorValue = member
+            case "bodyBytes": bodyBytesValue = member
+            case "contentDecoded":
+                switch member {
+                case .bool(let flag): contentDecoded = flag
+                case .null: contentDecoded = false
+                default: problem = problem ?? "'contentDecoded' is \(member.typeName), expected a boolean"
+                }
+            case "warnings":
+                switch member {
+                case .null: warnings = []
+                case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
+                    warnings = items.compactMap(\.stringValue)
+                default: problem = problem ?? "'warnings' is not an array of strings"
+                }
+            case "warcType": warcType = text(key, member)
+            case "warcRecordId": warcRecordId = text(key, member)
+            case "warcDate": warcDate = text(key, member)
+            case "digest":
+                switch member {
+                case .null: digest = nil
+                case .string(let verdict) where DigestCheck(rawValue: verdict) != nil: digest = DigestCheck(rawValue: verdict)
+                default: problem = problem ?? "'digest' is not \"ok\" or \"mismatch\""
+                }
             case "id":
                 switch member {
                 case .string(let text): id = text
@@ -248,10 +306,37 @@ enum NDJSONLine {
             }
         }
         if let problem { return failure(.malformedRecord, problem) }
+        if let warcType {
+            warc = WARCRecordInfo(type: warcType, recordId: warcRecordId, date: warcDate, digest: digest)
+        } else if warcRecordId != nil || warcDate != nil || digest != nil {
+            return failure(.malformedRecord, "'warcRecordId', 'warcDate' and 'digest' need 'warcType'")
+        }
+        // A failure that `frame` carried: its error, not this line's.
+        var carried: (error: RecordError, bytes: Int64?)?
+        switch errorValue {
+        case nil, .null?:
+            if bodyBytesValue != nil && bodyBytesValue != .null { return failure(.malformedRecord, "'bodyBytes' without 'error'") }
+        case let value?:
+            guard let error = framingError(value) else {
+                return failure(.malformedRecord, "'error' is not an object with a framing error's 'code' (malformedRecord, "
+                    + "truncatedRecord or limitExceeded) and a string 'message'")
+            }
+            var bytes: Int64?
+            switch bodyBytesValue {
+            case nil, .null?: break
+            case let value?:
+                guard let count = value.integerValue, count >= 0 else {
+                    return failure(.malformedRecord, "'bodyBytes' is not a count of bytes")
+                }
+                bytes = Int64(count)
+            }
+            carried = (error, bytes)
+        }
 
         switch statusValue {
         case nil, .null?:
-            return failure(.malformedRecord, "no 'status'")
+            // A carried failure may have been cut off before its status line was read.
+            if carried == nil { return failure(.malformedRecord, "no 'status'") }
         case let value?:
             guard let code = value.integerValue else {
                 let text = if case .number(let number) = value { number } else { value.typeName }
@@ -264,45 +349,12 @@ enum NDJSONLine {
         }
 
         var fields = HeaderFields()
-        switch headersValue {
-        case nil, .null?:
-            break
-        case .array(let items)?:
-            for (index, item) in items.enumerated() {
-                switch item {
-                case .array(let pair):
-                    guard pair.count == 2, let name = pair[0].stringValue, let value = pair[1].stringValue else {
-                        return failure(.malformedRecord, "headers[\(index)] is not a [name, value] pair of strings")
-                    }
-                    fields.append(name: name, value: value)
-                case .object:
-                    guard let name = item["name"]?.stringValue, let value = item["value"]?.stringValue else {
-                        return failure(.malformedRecord, "headers[\(index)] has no string 'name' and 'value'")
-                    }
-                    fields.append(name: name, value: value)
-                default:
-                    return failure(.malformedRecord, "headers[\(index)] is \(item.typeName), expected a [name, value] pair")
-                }
-            }
-        case .object(let named)?:
-            for (name, member) in named {
-                switch member {
-                case .string(let value):
-                    fields.append(name: name, value: value)
-                case .array(let values):
-                    for value in values {
-                        guard case .string(let text) = value else {
-                            return failure(.malformedRecord, "headers['\(name)'] holds \(value.typeName), expected strings")
-                        }
-                        fields.append(name: name, value: text)
-                    }
-                default:
-                    return failure(
-                        .malformedRecord, "headers['\(name)'] is \(member.typeName), expected a string or an array of strings")
-                }
-            }
-        case let other?:
-            return failure(.malformedRecord, "'headers' is \(other.typeName), expected an array or an object")
+        if let value = headersValue {
+            do throws(FieldsProblem) { fields = try Self.fields(value, "headers") } catch { return failure(.malformedRecord, error.message) }
+        }
+        var trailers: HeaderFields?
+        if let value = trailersValue, value != .null {
+            do throws(FieldsProblem) { trailers = try Self.fields(value, "trailers") } catch { return failure(.malformedRecord, error.message) }
         }
         headers = fields
 
@@ -334,7 +386,79 @@ enum NDJSONLine {
         if body.count > limits.maxBodyBytes {
             return failure(.limitExceeded, "body of \(body.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
         }
+        if let carried {
+            return .failure(
+                FramingFailure(
+                    offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
+                    excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
+                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc))
+        }
         return .record(
-            ResponseRecord(offset: offset, status: status ?? 0, headers: fields, body: body, url: url, method: method, id: id))
+            ResponseRecord(
+                offset: offset, status: status ?? 0, headers: fields, body: body, trailers: trailers, url: url,
+                method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings))
+    }
+
+    /// The codes a framing failure may have.
+    static let framingCodes: [RecordError.Code] = [.malformedRecord, .truncatedRecord, .limitExceeded]
+
+    /// A framing failure's error as `frame` writes it (ResultLine's error object); nil when `value` is not one.
+    static func framingError(_ value: JSONValue) -> RecordError? {
+        guard case .object = value, let name = value["code"]?.stringValue, let message = value["message"]?.stringValue,
+            let code = RecordError.Code(name: name), Self.framingCodes.contains(code)
+        else { return nil }
+        var location: RecordError.Location?
+        if let offset = value["offset"]?.integerValue {
+            location = RecordError.Location(
+                offset: offset, line: value["line"]?.integerValue, column: value["column"]?.integerValue)
+        }
+        return RecordError(code, message, location: location)
+    }
+
+    struct FieldsProblem: Error { var message: String }
+
+    /// Header fields in one of the three shapes of the file comment; `key` names the member in messages.
+    static func fields(_ value: JSONValue, _ key: String) throws(FieldsProblem) -> HeaderFields {
+        var fields = HeaderFields()
+        switch value {
+        case .null:
+            break
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                switch item {
+                case .array(let pair):
+                    guard pair.count == 2, let name = pair[0].stringValue, let value = pair[1].stringValue else {
+                        throw FieldsProblem(message: "\(key)[\(index)] is not a [name, value] pair of strings")
+                    }
+                    fields.append(name: name, value: value)
+                case .object:
+                    guard let name = item["name"]?.stringValue, let value = item["value"]?.stringValue else {
+                        throw FieldsProblem(message: "\(key)[\(index)] has no string 'name' and 'value'")
+                    }
+                    fields.append(name: name, value: value)
+                default:
+                    throw FieldsProblem(message: "\(key)[\(index)] is \(item.typeName), expected a [name, value] pair")
+                }
+            }
+        case .object(let named):
+            for (name, member) in named {
+                switch member {
+                case .string(let value):
+                    fields.append(name: name, value: value)
+                case .array(let values):
+                    for value in values {
+                        guard case .string(let text) = value else {
+                            throw FieldsProblem(message: "\(key)['\(name)'] holds \(value.typeName), expected strings")
+                        }
+                        fields.append(name: name, value: text)
+                    }
+                default:
+                    throw FieldsProblem(message: "\(key)['\(name)'] is \(member.typeName), expected a string or an array of strings")
+                }
+            }
+        case let other:
+            throw FieldsProblem(message: "'\(key)' is \(other.typeName), expected an array or an object")
+        }
+        return fields
     }
 }

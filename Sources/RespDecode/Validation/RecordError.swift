@@ -105,6 +105,14 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The name written as `error.code`.
         public var description: String { wrapped.rawValue }
 
+        /// The code written as `name` (an ndjson record that `frame` wrote carries its failure's); nil for none.
+        public init?(name: String) {
+            guard let wrapped = Wrapped(rawValue: name) else { return nil }
+            self.wrapped = wrapped
+        }
+
+        private init(wrapped: Wrapped) { self.wrapped = wrapped }
+
         /// AFNetworking's URL error code, for the two validation codes.
         public var urlErrorCode: Int? {
             switch wrapped {

@@ -267,3 +267,60 @@ struct NDJSONFramerTests {
         #expect(kinds(items) == ["record", "record", "malformedRecord", "record", "malformedRecord", "record", "truncatedRecord"])
     }
 }
+
+/// The fields `respdecode frame` adds to ndjson records, and the lines that misuse them.
+@Suite("ndjson framer: fields frame writes")
+struct NDJSONFramedFieldsTests {
+    private func items(_ text: String) -> [FramedItem] {
+        framedInEverySplit(Array(text.utf8)) { NDJSONFramer() }
+    }
+
+    private func message(_ line: String) -> String? {
+        guard case .failure(let failure)? = items(line + "\n").first, failure.error.code == .malformedRecord else { return nil }
+        return failure.error.message
+    }
+
+    @Test func carriedFieldsAreRead() {
+        let line = #"{"status":200,"warcType":"resource","warcDate":"d","digest":"ok","contentDecoded":true,"#
+            + #""trailers":{"X-A":["1","2"]},"warnings":["w"],"body":"x"}"#
+        guard case .record(let record)? = items(line).first else {
+            Issue.record("not a record")
+            return
+        }
+        #expect(record.warc == WARCRecordInfo(type: "resource", date: "d", digest: .ok))
+        #expect(record.contentDecoded)
+        #expect(record.trailers?.fields.map { "\($0.name)=\($0.value)" } == ["X-A=1", "X-A=2"])
+        #expect(record.warnings == ["w"])
+    }
+
+    @Test func aCarriedFailureNeedsNoStatus() {
+        let line = #"{"id":"x","error":{"code":"limitExceeded","message":"m","offset":7,"line":1,"column":2},"bodyBytes":99,"bodyBase64":"AAE="}"#
+        guard case .failure(let failure)? = items(line).first else {
+            Issue.record("not a failure")
+            return
+        }
+        #expect(failure.error == RecordError(.limitExceeded, "m", location: .init(offset: 7, line: 1, column: 2)))
+        #expect(failure.id == "x" && failure.bytes == 99 && failure.excerpt == [0, 1] && failure.status == nil)
+    }
+
+    @Test(arguments: [
+        (#"{"status":200,"contentDecoded":"yes"}"#, "'contentDecoded' is a string, expected a boolean"),
+        (#"{"status":200,"warnings":[1]}"#, "'warnings' is not an array of strings"),
+        (#"{"status":200,"digest":"bad"}"#, #"'digest' is not "ok" or "mismatch""#),
+        (#"{"status":200,"warcRecordId":"<x>"}"#, "'warcRecordId', 'warcDate' and 'digest' need 'warcType'"),
+        (#"{"status":200,"warcType":5}"#, "'warcType' is a number, expected a string"),
+        (#"{"status":200,"trailers":[["A"]]}"#, "trailers[0] is not a [name, value] pair of strings"),
+        (#"{"status":200,"bodyBytes":3}"#, "'bodyBytes' without 'error'"),
+        (#"{"error":{"code":"invalidJSON","message":"m"}}"#,
+            "'error' is not an object with a framing error's 'code' (malformedRecord, truncatedRecord or limitExceeded) "
+            + "and a string 'message'"),
+        (#"{"error":{"code":"malformedRecord"}}"#,
+            "'error' is not an object with a framing error's 'code' (malformedRecord, truncatedRecord or limitExceeded) "
+            + "and a string 'message'"),
+        (#"{"error":{"code":"malformedRecord","message":"m"},"bodyBytes":-1}"#, "'bodyBytes' is not a count of bytes"),
+        (#"{"error":{"code":"malformedRecord","message":"m"},"status":42}"#, "'status' 42 is not an HTTP status code (100-999)"),
+    ])
+    func misusedFieldsMakeTheLineMalformed(_ line: String, _ expected: String) {
+        #expect(message(line) == expected)
+    }
+}
