@@ -7,7 +7,7 @@ import RespDecode
 /// [FILE ...]` decodes as it always has while `respdecode config`, `serve` and `health` are commands of their own.
 ///
 /// A first argument that names a subcommand picks it; anything else (an option, a file) goes to `decode`. A FILE
-/// named like a subcommand (`config`, `decode`, `serve`, `health`, `help`) is therefore written `./config`, or after an option or
+/// named like a subcommand (`config`, `decode`, `frame`, `serve`, `health`, `help`) is therefore written `./config`, or after an option or
 /// `--`. A new subcommand is one `ParsableCommand` added to `subcommands`; one that decodes takes
 /// `@OptionGroup var options: DecodeOptions` and conforms to ``DecodeOptionsCommand`` to get `--config` for free.
 struct RespDecodeCommand: ParsableCommand {
@@ -15,7 +15,7 @@ struct RespDecodeCommand: ParsableCommand {
         commandName: "respdecode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
         version: "respdecode 0.1.0",
-        subcommands: [DecodeCommand.self, ConfigCommand.self, ServeCommand.self, HealthCommand.self],
+        subcommands: [DecodeCommand.self, FrameCommand.self, ConfigCommand.self, ServeCommand.self, HealthCommand.self],
         defaultSubcommand: DecodeCommand.self
     )
 
@@ -59,33 +59,82 @@ struct DecodeCommand: DecodeOptionsCommand {
             MIME type as AFNetworking does, decodes its body with the first decoder of the chain that accepts the \
             type, and writes one JSON line per record, in input order. Logs and warnings go to standard error.
 
-            Exit status: 0 when every record got its line (lines reporting errors included); 1 with --strict when \
-            any line has "ok": false; 2 for a usage or configuration error; 3 when an input could not be read or \
-            output could not be written.
+            \(exitStatusHelp)
             """
     )
 
     @OptionGroup var options: DecodeOptions
-
-    @Argument(help: ArgumentHelp("Input files; '-' or none reads standard input.", valueName: "file"))
-    var files: [String] = []
+    @OptionGroup var inputs: InputArguments
 
     func run() throws {
-        let configuration = try options.makeConfiguration()
-        let logger = startLogging(at: try options.makeLogLevel())
-
-        // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        let inputs: [InputSource] = files.isEmpty ? [.standardInput] : files.map { $0 == "-" ? .standardInput : .file($0) }
-        let summary = try Self.decode(inputs, configuration: configuration, logger: logger)
-        if !summary.skipped.isEmpty {
-            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
-        }
-        if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
-        if summary.failedInputs > 0 { throw ExitCode(3) }
-        if options.strict && summary.ok < summary.records { throw ExitCode(1) }
+        try Self.stream(inputs, options: options, configuration: try options.makeConfiguration(), writer: nil)
     }
+
+    static let exitStatusHelp = """
+        Exit status: 0 when every record got its line (lines reporting errors included); 1 with --strict when \
+        any line has "ok": false; 2 for a usage or configuration error; 3 when an input could not be read or \
+        output could not be written; 143 (SIGTERM) or 130 (SIGINT) when stopped with input left unread.
+        """
+}
+
+/// `respdecode frame [OPTIONS] [FILE ...]`: the records of any input as ndjson input lines, not decoded.
+struct FrameCommand: DecodeOptionsCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frame",
+        abstract: "Frame inputs into ndjson record lines (body in bodyBase64, id INPUT:OFFSET) without decoding them.",
+        usage: "respdecode frame [<options>] [<file> ...]",
+        discussion: """
+            Reads FILEs (or standard input, or the files named by --files-from) as decoding does -- raw HTTP, WARC, \
+            HAR or ndjson, each input's framing detected from its first bytes -- and writes each record as one ndjson \
+            input line: id (the input's name, '-' for standard input, a colon and the record's byte offset), url, \
+            method, the WARC fields and digest check, status, headers as [name, value] pairs, trailers, \
+            contentDecoded (HAR), framing warnings, and the body in bodyBase64. Input that cannot be framed is a \
+            line with its error. A line-oriented engine can then spread the records evenly over its workers, and \
+            'respdecode --input ndjson' decodes them there into the lines a direct run gives (value and error alike).
+
+            Takes the options of decoding, so that one --config file serves both; only the framing ones apply: \
+            --input, --warc-types, --[no-]digest-check, --max-header-bytes, --max-body-bytes, --max-depth, \
+            --max-error-body-bytes, --jobs, --strict (a framing failure), --stats, --stats-interval, --log-level.
+
+            \(DecodeCommand.exitStatusHelp)
+            """
+    )
+
+    @OptionGroup var options: DecodeOptions
+    @OptionGroup var inputs: InputArguments
+
+    func run() throws {
+        var configuration = try options.makeConfiguration()
+        configuration.outputStyle = .ndjson
+        try DecodeCommand.stream(inputs, options: options, configuration: configuration, writer: RecordLineWriter())
+    }
+}
+
+/// The inputs of a command that reads records: FILE arguments and `--files-from`.
+struct InputArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("Also read the files named in this file ('-': standard input), one name per line, in "
+        + "turn, after any FILEs: each detected on its own and named as \"input\" on its lines. file: URIs are "
+        + "taken as their paths.", valueName: "list"))
+    var filesFrom: String?
+
+    @Argument(help: ArgumentHelp("Input files; '-' reads standard input, as does none without --files-from.",
+        valueName: "file"))
+    var files: [String] = []
+
+    func validate() throws {
+        if filesFrom == "-" && files.contains("-") {
+            throw ValidationError("standard input cannot be both an input and the --files-from list")
+        }
+    }
+
+    /// The FILE arguments; standard input when there are none and no list.
+    var sources: [InputSource] {
+        if files.isEmpty && filesFrom == nil { return [.standardInput] }
+        return files.map { $0 == "-" ? .standardInput : .file($0) }
+    }
+
+    /// Where `--files-from` reads the names.
+    var list: InputSource? { filesFrom.map { $0 == "-" ? .standardInput : .file($0) } }
 }
 
 /// Log messages from `level` up go to standard error; returns the tool's logger.
@@ -117,11 +166,32 @@ func withStatistics<R, Failure: Error>(
 }
 
 extension DecodeCommand {
+    /// Runs `inputs` through a ``StreamRunner`` whose workers write lines with `writer` (nil: decode), and exits as
+    /// the summary says (SPEC §1): an engine must be able to tell a partial run from a complete one.
+    static func stream(
+        _ inputs: InputArguments, options: DecodeOptions, configuration: Configuration, writer: (any LineWriter)?
+    ) throws {
+        let logger = startLogging(at: try options.makeLogLevel())
+        // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let summary = try run(inputs, configuration: configuration, logger: logger, writer: writer)
+        if !summary.skipped.isEmpty {
+            let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
+        }
+        if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
+        if summary.failedInputs > 0 { throw ExitCode(3) }
+        if options.strict && summary.ok < summary.records { throw ExitCode(1) }
+    }
+
     /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (SPEC §1).
-    static func decode(_ inputs: [InputSource], configuration: Configuration, logger: Logger) throws -> RunSummary {
+    private static func run(
+        _ inputs: InputArguments, configuration: Configuration, logger: Logger, writer: (any LineWriter)?
+    ) throws -> RunSummary {
         do {
             return try withStatistics(configuration) { statistics throws(OutputFailure) in
-                try StreamRunner(configuration: configuration, logger: logger, statistics: statistics).run(inputs)
+                try StreamRunner(configuration: configuration, logger: logger, statistics: statistics, writer: writer)
+                    .run(inputs.sources, thenFilesNamedIn: inputs.list)
             }
         } catch .closed {
             throw ExitCode(3)

@@ -120,19 +120,19 @@ struct ConfigMergingTests {
             #expect((config as? ConfigCommand)?.options.maxDepth == 9)
             let decode = try Invocation.parse(["decode", "--config", path, "in.http"])
             #expect((decode as? DecodeCommand)?.options.maxDepth == 9)
-            #expect((decode as? DecodeCommand)?.files == ["in.http"])
+            #expect((decode as? DecodeCommand)?.inputs.files == ["in.http"])
             let bare = try Invocation.parse(["in.http", "--config", path, "-"])
             #expect((bare as? DecodeCommand)?.options.maxDepth == 9)
-            #expect((bare as? DecodeCommand)?.files == ["in.http", "-"])
+            #expect((bare as? DecodeCommand)?.inputs.files == ["in.http", "-"])
         }
     }
 
     @Test func aFileNamedLikeASubcommandIsDecodedWhenWrittenAsAPathOrAfterAnOption() throws {
         #expect(try Invocation.parse(["config"]) is ConfigCommand)
-        #expect((try Invocation.parse(["./config"]) as? DecodeCommand)?.files == ["./config"])
-        #expect((try Invocation.parse(["--", "config"]) as? DecodeCommand)?.files == ["config"])
-        #expect((try Invocation.parse(["--strict", "config"]) as? DecodeCommand)?.files == ["config"])
-        #expect((try Invocation.parse(["decode", "config"]) as? DecodeCommand)?.files == ["config"])
+        #expect((try Invocation.parse(["./config"]) as? DecodeCommand)?.inputs.files == ["./config"])
+        #expect((try Invocation.parse(["--", "config"]) as? DecodeCommand)?.inputs.files == ["config"])
+        #expect((try Invocation.parse(["--strict", "config"]) as? DecodeCommand)?.inputs.files == ["config"])
+        #expect((try Invocation.parse(["decode", "config"]) as? DecodeCommand)?.inputs.files == ["config"])
     }
 
     /// Each case: a file, and the message it must give (`FILE` stands for its path).

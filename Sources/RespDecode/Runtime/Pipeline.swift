@@ -22,6 +22,15 @@ final class Batch: @unchecked Sendable {
     }
 }
 
+/// What the workers make of each framed item: its one line. ``CompoundDecoder`` decodes it (`respdecode`);
+/// ``RecordLineWriter`` writes the record itself as an ndjson input line (`respdecode frame`).
+public protocol LineWriter: Sendable {
+    /// Writes the line for `item` (compact JSON and a line feed) to `out`; returns what it says, for the statistics.
+    func writeLine(for item: FramedItem, source: ResultLine.Source, into out: OutputBuffer) -> LineOutcome
+}
+
+extension CompoundDecoder: LineWriter {}
+
 /// The decoding workers (`--jobs`): threads that take batches from any stream, first come first served, and write
 /// their lines. Shared by every stream of a run and every connection of `serve`.
 public final class JobPool: @unchecked Sendable {
@@ -47,12 +56,13 @@ public final class JobPool: @unchecked Sendable {
     private var streams = 0
     private var threads: [WorkerThread] = []
 
-    /// Starts `jobs` workers decoding with `configuration`.
-    public init(configuration: Configuration) {
+    /// Starts `jobs` workers writing lines with `writer`; by default they decode with `configuration`
+    /// (``CompoundDecoder``).
+    public init(configuration: Configuration, writer: (any LineWriter)? = nil) {
         jobs = max(1, configuration.jobs)
         window = 2 * jobs + 2
         budgetBytes = jobs * Self.budgetBytesPerJob
-        let decoder = CompoundDecoder(configuration: configuration)
+        let decoder = writer ?? CompoundDecoder(configuration: configuration)
         let pretty = configuration.outputStyle == .pretty
         wakeUps = (0..<jobs).map { _ in monitor.makeCondition() }
         isIdle = Array(repeating: false, count: jobs)
@@ -98,7 +108,7 @@ public final class JobPool: @unchecked Sendable {
         }
     }
 
-    private func work(_ worker: Int, decoder: CompoundDecoder, pretty: Bool) {
+    private func work(_ worker: Int, decoder: any LineWriter, pretty: Bool) {
         // The reader feeds every worker; when there are more busy threads than cores (tiny records: framing costs
         // about what decoding does), it must not be the one that waits for a core, or more jobs make the run slower.
         // Workers therefore run at a slightly lower priority (nice +workerNice, this thread only: Linux threads have

@@ -70,27 +70,30 @@ public final class StreamRunner {
     ///   - statistics: where the counts go (`--stats`, SIGUSR1).
     ///   - idleTimeout: seconds an input may send nothing before it is taken to have ended (a log line says so; a
     ///     record it left unfinished is `truncatedRecord`, as at any end of input). Default: nil, wait for ever.
+    ///   - writer: what the runner's own pool makes of each item (``RecordLineWriter`` for `frame`). Default: decode.
     public init(
         configuration: Configuration, logger: Logger, outputDescriptor: Int32 = 1, pool: JobPool? = nil,
-        statistics: Statistics = Statistics(), idleTimeout: Double? = nil
+        statistics: Statistics = Statistics(), idleTimeout: Double? = nil, writer: (any LineWriter)? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
         self.idleTimeout = idleTimeout
-        self.pool = pool ?? JobPool(configuration: configuration)
+        self.pool = pool ?? JobPool(configuration: configuration, writer: writer)
         self.ownsPool = pool == nil
         self.statistics = statistics
         self.output = OrderedOutput(pool: self.pool, descriptor: outputDescriptor, statistics: statistics)
         self.batch = output.makeBatch()
     }
 
-    /// Decodes every input in turn; `seq` runs on across inputs.
+    /// Decodes every input in turn, then (`--files-from`) every file named in `list`, as its lines arrive
+    /// (``FileList``); `seq` runs on across inputs.
     /// - Throws: ``OutputFailure`` when lines can no longer be written.
-    public func run(_ inputs: [InputSource]) throws(OutputFailure) -> RunSummary {
-        statistics.expect(bytes: Self.totalSize(of: inputs))
+    public func run(_ inputs: [InputSource], thenFilesNamedIn list: InputSource? = nil) throws(OutputFailure) -> RunSummary {
+        statistics.expect(bytes: list == nil ? Self.totalSize(of: inputs) : nil)
         for input in inputs where !stopped {
             run(input)
         }
+        if let list, !stopped { runFiles(namedIn: list) }
         submitBatch()
         let failure = output.finish()
         if ownsPool { pool.close() }
@@ -116,21 +119,71 @@ public final class StreamRunner {
         return total
     }
 
-    private func run(_ input: InputSource) {
-        let fd: Int32
+    /// The descriptor to read `input` from (opened for a file, which the caller closes); nil, logged and counted, when
+    /// it cannot be opened.
+    private func open(_ input: InputSource) -> Int32? {
         switch input {
         case .standardInput:
-            fd = STDIN_FILENO
+            return STDIN_FILENO
         case .descriptor(let descriptor):
-            fd = descriptor
+            return descriptor
         case .file(let path):
-            fd = open(path, O_RDONLY | O_CLOEXEC)
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
                 logger.error("cannot open \(path): \(String(cString: strerror(errno)))")
                 summary.failedInputs += 1
+                return nil
+            }
+            return fd
+        }
+    }
+
+    /// Reads the names in `list` as they arrive and decodes each file in turn. A line that names no local file is
+    /// logged and counted as a failed input, like a file that cannot be opened.
+    private func runFiles(namedIn list: InputSource) {
+        guard let fd = open(list) else { return }
+        defer { if case .file = list { close(fd) } }
+        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 * 1024)
+        defer { chunk.deallocate() }
+        var line: [UInt8] = []
+        var overlong = false
+        func take() {
+            defer {
+                line.removeAll(keepingCapacity: true)
+                overlong = false
+            }
+            if overlong {
+                logger.error("a line of \(list.logName) is longer than \(FileList.maxLineBytes) bytes: not a file name")
+                summary.failedInputs += 1
                 return
             }
+            switch FileList.entry(line) {
+            case .none: return
+            case .path(let path): run(.file(path))
+            case .invalid(let why):
+                logger.error("\(list.logName): '\(String(decoding: line.prefix(200), as: UTF8.self))': \(why)")
+                summary.failedInputs += 1
+            }
         }
+        while !stopped {
+            let n = readSome(fd, into: chunk, input: list, counting: false)
+            if n <= 0 { break }
+            var rest = UnsafeBufferPointer(rebasing: chunk[0..<n])
+            while !rest.isEmpty && !stopped {
+                let end = rest.firstIndex(of: 0x0A)
+                let piece = UnsafeBufferPointer(rebasing: rest[..<(end ?? rest.endIndex)])
+                if line.count + piece.count > FileList.maxLineBytes { overlong = true } else { line.append(contentsOf: piece) }
+                guard let end else { break }
+                take()
+                rest = UnsafeBufferPointer(rebasing: rest[(end + 1)...])
+            }
+        }
+        // The last name needs no line end; a stop leaves the rest of the list unread.
+        if !stopped && (!line.isEmpty || overlong) { take() }
+    }
+
+    private func run(_ input: InputSource) {
+        guard let fd = open(input) else { return }
         defer { if case .file = input { close(fd) } }
 
         let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
@@ -210,7 +263,10 @@ public final class StreamRunner {
     /// Reads up to a chunk; 0 at end of input (or after `idleTimeout` seconds without any); -1 after a read error
     /// (logged, counted) or when a stop was requested (`stopped` is then set, and `summary.interruptedBy` when it was
     /// a signal).
-    private func readSome(_ fd: Int32, into chunk: UnsafeMutableBufferPointer<UInt8>, input: InputSource) -> Int {
+    /// - Parameter counting: whether the bytes are input for the statistics (not a `--files-from` list's).
+    private func readSome(
+        _ fd: Int32, into chunk: UnsafeMutableBufferPointer<UInt8>, input: InputSource, counting: Bool = true
+    ) -> Int {
         let deadline = idleTimeout.map { MonotonicClock.now + $0 }
         while true {
             if checkStop() { return -1 }
@@ -235,7 +291,7 @@ public final class StreamRunner {
             // A timeout comes back here too, and the deadline is looked at again.
             if polled < 0 && errno == EINTR || polled >= 0 && descriptors[0].revents == 0 { continue }
             let n = read(fd, chunk.baseAddress, chunk.count)
-            if n > 0 { statistics.addBytesRead(n) }
+            if n > 0 && counting { statistics.addBytesRead(n) }
             if n >= 0 { return n }
             if errno == EINTR || errno == EAGAIN { continue }
             // A peer that reset its connection has gone away, like a reader that closed its end of the output
