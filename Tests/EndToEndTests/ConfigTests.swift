@@ -90,8 +90,9 @@ struct ConfigTests {
     }
 
     /// Every option of the decode command, as ArgumentParser lists it (`--experimental-dump-help`), is a key of
-    /// `respdecode config`'s output, in the order of `--help` -- but --config itself, and the built-in --help and
-    /// --version. A flag's --no- form is the same key.
+    /// `respdecode config`'s output, in the order of `--help` -- but --config itself, the built-in --help and
+    /// --version, and --files-from, which names inputs as the FILE arguments do (a list of inputs is no setting). A
+    /// flag's --no- form is the same key. `frame` takes the same options, so that one file serves both.
     @Test func everyOptionIsAKeyOfTheConfigOutput() throws {
         let dump = try EndToEndTests.run(["--experimental-dump-help"])
         #expect(dump.status == 0)
@@ -104,7 +105,7 @@ struct ConfigTests {
             let named = arguments.filter { ["option", "flag"].contains($0["kind"] as? String) }
                 .compactMap { ($0["preferredName"] as? [String: Any])?["name"] as? String }
             return named.filter { name in
-                !["help", "version", "config"].contains(name)
+                !["help", "version", "config", "files-from"].contains(name)
                     && !(name.hasPrefix("no-") && named.contains(String(name.dropFirst(3))))
             }
         }
@@ -116,6 +117,7 @@ struct ConfigTests {
         #expect(config.status == 0)
         #expect(Self.keys(Self.text(config.stdout)) == decodeOptions)
         #expect(try optionNames(of: "config") == decodeOptions, "config takes the same options as decode")
+        #expect(try optionNames(of: "frame") == decodeOptions, "frame takes the same options as decode")
     }
 
     /// Each case: a file, the line and key its message must name (`path:line: "key": ` or `path:line: `), and a word
