@@ -1,6 +1,8 @@
 import RespDecode
 
-/// A framer: whole input and the same input in pieces give the same lines, each valid JSON, one per item.
+/// A framer: whole input and the same input in pieces give the same lines, each valid JSON, one per item; and each
+/// item written as `respdecode frame` writes it reads back, through the ndjson framer, as an item that decodes to the
+/// same line (`frame` then `--input ndjson` equals a direct run, issue 8).
 enum FramerTarget {
     static func run<F: RecordFramer>(_ data: UnsafeBufferPointer<UInt8>, make: () -> F) {
         let decoder = CompoundDecoder(configuration: FuzzLimits.configuration())
@@ -42,15 +44,50 @@ enum FramerTarget {
         let out = OutputBuffer()
         while let item = framer.next() {
             out.removeAll()
-            _ = decoder.writeLine(for: item, source: .init(seq: seq, offset: item.offset, input: nil), into: out)
+            let source = ResultLine.Source(seq: seq, offset: item.offset, input: nil)
+            _ = decoder.writeLine(for: item, source: source, into: out)
             seq += 1
             let line = out.bytes
             guard line.last == UInt8(ascii: "\n"), !line.dropLast().contains(UInt8(ascii: "\n")) else {
                 violated("\(F.self): a line is not one line")
             }
             JSONCheck.requireValid(UnsafeBufferPointer(rebasing: line.dropLast()), "\(F.self) line")
+            let framedLine = throughFrame(item, decoder, source: source)
+            guard framedLine == Array(line) else {
+                violated(
+                    "\(F.self): through frame \(String(decoding: framedLine.prefix(400), as: UTF8.self)) direct "
+                        + String(decoding: line.prefix(400), as: UTF8.self))
+            }
             result.append(Array(line))
         }
         return result
+    }
+
+    /// The line `item` decodes to after a trip through `frame`'s ndjson line and the ndjson framer; the id that
+    /// `frame` gives a record without one (INPUT:OFFSET) is taken off again, as it is no part of the record.
+    private static func throughFrame(_ item: FramedItem, _ decoder: CompoundDecoder, source: ResultLine.Source)
+        -> [UInt8]
+    {
+        let framed = OutputBuffer()
+        _ = RecordLineWriter().writeLine(for: item, source: source, into: framed)
+        var reader = NDJSONFramer(limits: FuzzLimits.limits)
+        Array(framed.bytes).withUnsafeBufferPointer { reader.append($0) }
+        reader.finish()
+        guard var back = reader.next(), reader.next() == nil else {
+            violated("frame's line is not one ndjson record: \(String(decoding: framed.bytes.prefix(400), as: UTF8.self))")
+        }
+        switch (item, back) {
+        case (.record(let original), .record(var record)):
+            record.id = original.id
+            back = .record(record)
+        case (.failure(let original), .failure(var failure)):
+            failure.id = original.id
+            back = .failure(failure)
+        default:
+            violated("frame turned a \(item) into a \(back)")
+        }
+        let out = OutputBuffer()
+        _ = decoder.writeLine(for: back, source: source, into: out)
+        return Array(out.bytes)
     }
 }

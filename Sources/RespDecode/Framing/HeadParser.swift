@@ -41,6 +41,11 @@ enum HeadParser {
             return .failure(Problem(message: "status code is not three digits", offset: 9))
         }
         let status = Int(b[9] - 0x30) * 100 + Int(b[10] - 0x30) * 10 + Int(b[11] - 0x30)
+        // RFC 9110 §15: status codes run from 100. One rule with the HAR and ndjson framings (100-999), so that a
+        // record `frame` writes reads back as itself (found by the http fuzz target's frame round trip).
+        guard status >= 100 else {
+            return .failure(Problem(message: "status code \(String(decoding: [b[9], b[10], b[11]], as: UTF8.self)) is below 100", offset: 9))
+        }
         if end > 12 {
             guard b[12] == 0x20 else { return .failure(Problem(message: "status code is not three digits", offset: 12)) }
             for i in 13..<end where isControl(b[i]) {

@@ -152,6 +152,14 @@ struct HTTPStreamFramerTests {
         ])
     }
 
+    /// Three digits below 100 are no status code (RFC 9110 §15), as in the HAR and ndjson framings: one error, then
+    /// the next status line (found by the http fuzz target: `frame` wrote a 050 that ndjson refused).
+    @Test func aStatusBelow100IsMalformed() {
+        let items = frame("HTTP/1.1 050 Odd\r\nContent-Length: 1\r\n\r\nA" + "HTTP/1.1 100 Continue\r\n\r\n"
+            + "HTTP/1.1 999 Top\r\nContent-Length: 0\r\n\r\n")
+        #expect(items == ["@0 malformedRecord status=- bytes=40", "@40 999 body=\"\" fields=1 warnings=1"])
+    }
+
     @Test func malformedHeadResynchronisesAtTheNextStatusLine() {
         let items = frame(
             "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\nbody\r\n" + "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
