@@ -117,7 +117,7 @@ enum HeadParser {
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
         var i = 0
         var size: UInt64 = 0
-        while i < end, let digit = hexValue(line[i]) {
+        while i < end, let digit = BaseDecoding.hexValue(line[i]) {
             guard i < 16 else { return (nil, "chunk size has more than 16 hex digits") }
             size = size << 4 | UInt64(digit)
             i += 1
@@ -202,15 +202,6 @@ enum HeadParser {
             return true
         default:
             return false
-        }
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -290,18 +290,8 @@ enum NDJSONLine {
                 case .null: id = nil
                 default: problem = problem ?? "'id' is \(member.typeName), expected a string or a number"
                 }
-            case "url":
-                switch member {
-                case .string(let text): url = text
-                case .null: url = nil
-                default: problem = problem ?? "'url' is \(member.typeName), expected a string"
-                }
-            case "method":
-                switch member {
-                case .string(let text): method = text
-                case .null: method = nil
-                default: problem = problem ?? "'method' is \(member.typeName), expected a string"
-                }
+            case "url": url = text(key, member)
+            case "method": method = text(key, member)
             default: break
             }
         }

@@ -60,8 +60,8 @@ public enum FileList {
                 path.append(byte)
                 continue
             }
-            guard bytes.count >= 2, let high = hexValue(bytes[bytes.startIndex]),
-                let low = hexValue(bytes[bytes.index(after: bytes.startIndex)])
+            guard bytes.count >= 2, let high = BaseDecoding.hexValue(bytes[bytes.startIndex]),
+                let low = BaseDecoding.hexValue(bytes[bytes.index(after: bytes.startIndex)])
             else { return .invalid("a file: URI with a bad percent escape") }
             bytes = bytes.dropFirst(2)
             path.append(high << 4 | low)
@@ -69,14 +69,5 @@ public enum FileList {
         if path.contains(0) { return .invalid("a file name cannot hold a NUL byte") }
         guard let decoded = String(validating: path, as: UTF8.self) else { return .invalid(notUTF8) }
         return .path(decoded)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
