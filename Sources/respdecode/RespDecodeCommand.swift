@@ -130,11 +130,14 @@ struct InputArguments: ParsableArguments {
     /// The FILE arguments; standard input when there are none and no list.
     var sources: [InputSource] {
         if files.isEmpty && filesFrom == nil { return [.standardInput] }
-        return files.map { $0 == "-" ? .standardInput : .file($0) }
+        return files.map(Self.source)
     }
 
     /// Where `--files-from` reads the names.
-    var list: InputSource? { filesFrom.map { $0 == "-" ? .standardInput : .file($0) } }
+    var list: InputSource? { filesFrom.map(Self.source) }
+
+    /// `-` is standard input, anything else a file.
+    private static func source(_ name: String) -> InputSource { name == "-" ? .standardInput : .file(name) }
 }
 
 /// Log messages from `level` up go to standard error; returns the tool's logger.

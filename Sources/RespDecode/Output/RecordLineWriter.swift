@@ -26,14 +26,11 @@ public struct RecordLineWriter: LineWriter {
             line.provenance(id: nil, url: record.url, method: record.method, warc: record.warc)
             if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
             line.integer("status", record.status)
-            fields(line, "headers", record.headers)
-            if let trailers = record.trailers { fields(line, "trailers", trailers) }
+            line.fieldPairs("headers", record.headers)
+            if let trailers = record.trailers { line.fieldPairs("trailers", trailers) }
             if record.contentDecoded { line.bool("contentDecoded", true) }
             if !record.warnings.isEmpty { line.stringArray("warnings", record.warnings) }
-            line.key("bodyBase64")
-            out.append(UInt8(ascii: "\""))
-            out.appendBase64(record.body)
-            out.append(UInt8(ascii: "\""))
+            line.base64("bodyBase64", record.body)
             outcome.ok = true
             outcome.bodyBytes = record.body.count
             outcome.decodedBytes = record.body.count
@@ -41,16 +38,12 @@ public struct RecordLineWriter: LineWriter {
             begin(id: failure.id, source: source, out: out)
             line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc)
             if let status = failure.status { line.integer("status", status) }
-            if let headers = failure.headers { fields(line, "headers", headers) }
+            if let headers = failure.headers { line.fieldPairs("headers", headers) }
             line.error(failure.error)
             let total = max(failure.bytes, Int64(failure.excerpt.count))
             if total > 0 {
-                line.key("bodyBytes")
-                out.append(decimal: total)
-                line.key("bodyBase64")
-                out.append(UInt8(ascii: "\""))
-                out.appendBase64(failure.excerpt)
-                out.append(UInt8(ascii: "\""))
+                line.integer("bodyBytes", Int(clamping: total))
+                line.base64("bodyBase64", failure.excerpt)
             }
             outcome.errorCode = failure.error.code
             outcome.bodyBytes = Int(clamping: total)
@@ -63,19 +56,5 @@ public struct RecordLineWriter: LineWriter {
     private func begin(id: String?, source: ResultLine.Source, out: OutputBuffer) {
         out.append(ascii: "{\"id\":")
         out.appendJSONString(id ?? "\(source.input ?? "-"):\(source.offset)")
-    }
-
-    /// Fields as `[[name, value], …]`: order, case and repeats kept (the result line's object form combines them).
-    private func fields(_ line: ResultLine, _ name: StaticString, _ fields: HeaderFields) {
-        line.key(name)
-        line.out.append(UInt8(ascii: "["))
-        for (i, field) in fields.enumerated() {
-            line.out.append(ascii: i == 0 ? "[" : ",[")
-            line.out.appendJSONString(field.name)
-            line.out.append(UInt8(ascii: ","))
-            line.out.appendJSONString(field.value)
-            line.out.append(UInt8(ascii: "]"))
-        }
-        line.out.append(UInt8(ascii: "]"))
     }
 }

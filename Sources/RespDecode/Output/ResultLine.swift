@@ -109,6 +109,28 @@ public struct ResultLine {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// Fields as `[[name, value], …]`: order, case and repeats kept (the ndjson input form `frame` writes).
+    func fieldPairs(_ name: StaticString, _ fields: HeaderFields) {
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (i, field) in fields.enumerated() {
+            out.append(ascii: i == 0 ? "[" : ",[")
+            out.appendJSONString(field.name)
+            out.append(UInt8(ascii: ","))
+            out.appendJSONString(field.value)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// `,"name":"…"`: `bytes` in base64.
+    func base64(_ name: StaticString, _ bytes: [UInt8]) {
+        key(name)
+        out.append(UInt8(ascii: "\""))
+        out.appendBase64(bytes)
+        out.append(UInt8(ascii: "\""))
+    }
+
     /// `,"error":{…}`.
     func error(_ error: RecordError) {
         key("error")
