@@ -216,18 +216,4 @@ extension Optional where Wrapped == [UInt8] {
     }
 }
 
-/// What one result line said, for the statistics.
-public struct LineOutcome: Sendable, Equatable {
-    /// The line's `ok`.
-    public var ok = false
-    /// The line's `decoder` (`none` when no decoder ran).
-    public var decoder = "none"
-    /// The line's `error.code`, when it has an error.
-    public var errorCode: RecordError.Code?
-    /// The body as framed (or as much of it as was read, for a framing failure).
-    public var bodyBytes = 0
-    /// The body after its content codings were undone.
-    public var decodedBytes = 0
-
-    public init() {}
-}
+extension CompoundDecoder: LineWriter {}

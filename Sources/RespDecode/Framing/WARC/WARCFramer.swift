@@ -40,7 +40,7 @@
  start is read as gzip members from there. Limit: after a switch to gzip, a 1F 8B 08 inside a later plain record (a
  gzip-encoded body) is taken for a member; that record then fails, and framing resumes at the next `WARC/` line.
 
- Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (Support/GzipMembers.swift).
+ Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (GzipMembers.swift beside this file).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
  one record (gzip as a whole, which warcio refuses) is read all the same; a record that does not start its member
  gets its offset in the decompressed stream, and a warning saying so. A corrupt member is one malformedRecord item

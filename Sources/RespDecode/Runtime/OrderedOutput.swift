@@ -1,0 +1,123 @@
+internal import CShims
+import Glibc
+
+/// Records framed together, decoded by one worker into one buffer, written with one `write(2)`.
+///
+/// A batch is filled by its stream's reader, then owned by one worker until `done`, then by the stream's writer;
+/// `done` and the hand-overs are guarded by the stream's monitor.
+final class Batch: @unchecked Sendable {
+    var items: [(item: FramedItem, source: ResultLine.Source)] = []
+    /// Bytes of the items' bodies (what the in-flight budget counts).
+    var bytes = 0
+    let output = OutputBuffer(capacity: 64 * 1024)
+    var tally = Tally()
+    var done = false
+
+    func reset() {
+        items.removeAll(keepingCapacity: true)
+        bytes = 0
+        output.removeAll(shrinkingTo: 1 << 20)
+        tally = Tally()
+        done = false
+    }
+}
+
+/// One stream's lines, written in input order: batches go to the pool as the reader fills them and are written by
+/// this stream's writer thread as soon as they and all before them are decoded. Reading, decoding and writing
+/// overlap; the reader waits when the window is full.
+final class OrderedOutput: @unchecked Sendable {
+    private let pool: JobPool
+    private let descriptor: Int32
+    private let statistics: Statistics
+    private let monitor = Monitor()
+    private var inFlight = FIFO<Batch>()
+    private var inFlightBytes = 0
+    private var spare: [Batch] = []
+    private var finished = false
+    private var writer: WorkerThread?
+    /// What this stream's writer counted.
+    private(set) var tally = Tally()
+    /// Set when output failed; the reader stops at its next look.
+    private(set) var failure: OutputFailure?
+
+    init(pool: JobPool, descriptor: Int32, statistics: Statistics) {
+        self.pool = pool
+        self.descriptor = descriptor
+        self.statistics = statistics
+        pool.streamOpened()
+        writer = WorkerThread { [self] in writeInOrder() }
+    }
+
+    /// A batch to fill (recycled when one is free).
+    func makeBatch() -> Batch {
+        monitor.withLock { spare.popLast() } ?? Batch()
+    }
+
+    /// Whether output failed (the reader should stop).
+    var hasFailed: Bool { monitor.withLock { failure != nil } }
+
+    /// Hands a filled batch to the workers; waits while the window is full.
+    func submit(_ batch: Batch) {
+        monitor.withLock {
+            while !inFlight.isEmpty && (inFlight.count >= pool.window || inFlightBytes >= pool.budgetBytes) {
+                monitor.wait()
+            }
+            inFlight.append(batch)
+            inFlightBytes += batch.bytes
+        }
+        pool.submit(batch, from: self)
+    }
+
+    /// Called by a worker when `batch` is decoded.
+    func completed(_ batch: Batch) {
+        monitor.withLock {
+            batch.done = true
+            monitor.broadcast()
+        }
+    }
+
+    /// Waits until every submitted batch is written, and stops the writer.
+    /// - Returns: why output failed, if it did.
+    func finish() -> OutputFailure? {
+        monitor.withLock {
+            finished = true
+            monitor.broadcast()
+        }
+        if writer != nil { pool.streamClosed() }
+        writer?.join()
+        writer = nil
+        return failure
+    }
+
+    private func writeInOrder() {
+        while true {
+            let batch: Batch? = monitor.withLock {
+                while true {
+                    if let head = inFlight.first, head.done { return head }
+                    if inFlight.isEmpty && finished { return nil }
+                    monitor.wait()
+                }
+            }
+            guard let batch else { return }
+            // After a failure, lines are dropped but batches still retire, so that the reader never waits forever.
+            let failed = monitor.withLock { failure != nil }
+            var result: OutputFailure?
+            if !failed { result = write(batch.output) }
+            tally.merge(batch.tally)
+            statistics.add(batch.tally)
+            monitor.withLock {
+                _ = inFlight.removeFirst()
+                inFlightBytes -= batch.bytes
+                if let result, failure == nil { failure = result }
+                batch.reset()
+                if spare.count < pool.window { spare.append(batch) }
+                monitor.broadcast()
+            }
+        }
+    }
+
+    private func write(_ buffer: OutputBuffer) -> OutputFailure? {
+        guard let error = Descriptors.writeAll(descriptor, UnsafeRawBufferPointer(buffer.bytes)) else { return nil }
+        return error == EPIPE || error == ECONNRESET ? .closed : .failed(String(cString: strerror(error)))
+    }
+}
