@@ -94,7 +94,7 @@ struct ResultLineTests {
     @Test func keepNullsAndDepthComeFromTheConfiguration() {
         let headers = HeaderFields([("Content-Type", "application/json")])
         let record = ResponseRecord(offset: 0, status: 200, headers: headers, body: Array(#"{"a":null}"#.utf8))
-        #expect(line(record) { $0.stripNulls = false }.contains(#""value":{"a":null}"#))
+        #expect(line(record) { $0.decoding.options.stripNulls = false }.contains(#""value":{"a":null}"#))
         let deep = ResponseRecord(offset: 0, status: 200, headers: headers, body: Array("[[[1]]]".utf8))
         #expect(line(deep) { $0.limits.maxDepth = 2 }.contains(#""code":"limitExceeded""#))
     }
