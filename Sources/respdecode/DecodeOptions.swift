@@ -123,6 +123,10 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = ByteSize(defaults.limits.maxErrorBodyBytes)
 
+    @Option(help: ArgumentHelp("Most warnings one line keeps; the last one kept says how many more there were.",
+        valueName: "n"))
+    var maxWarnings = defaults.limits.maxWarnings
+
     @Flag(inversion: .prefixedNo, help: "Exit 1 when any line has \"ok\": false.")
     var strict = false
 
@@ -186,6 +190,7 @@ struct DecodeOptions: ParsableArguments {
         .value("max-plist-objects", \.maxPlistObjects, \.limits.maxPlistObjects, 1...(1 << 40)),
         .size("max-value-bytes", \.maxValueBytes, \.limits.maxValueBytes),
         .size("max-error-body-bytes", \.maxErrorBodyBytes, \.limits.maxErrorBodyBytes),
+        .value("max-warnings", \.maxWarnings, \.limits.maxWarnings, 1...10_000),
         .commandLine("strict", .flag) { .bool($0.strict) },
         .commandLine("log-level", .value) { $0.logLevel.configValue },
         .optional("jobs", \.jobs, 1...1024, apply: { $1.jobs = $0 }, effective: { $0.jobs.configValue }),

@@ -115,12 +115,19 @@ enum OptionsDocument {
 
 @Suite("docs/options.md")
 struct OptionsDocTests {
-    /// --help's default of every decode option is what `respdecode config` prints for it, and its options are the
-    /// option table's rows, in order.
+    /// --help's default of every decode option is what `respdecode config` prints for it and the configuration
+    /// types' own, and its options are the option table's rows, in order.
     @Test func helpAndConfigAgree() throws {
         let arguments = try OptionsDocument.arguments(of: DecodeCommand.self)
         let defaults = try OptionsDocument.effectiveDefaults()
         #expect(arguments.map(\.name).filter { !["config", "files-from"].contains($0) } == DecodeOptions.table.map(\.name))
+        // An option's default is the configuration's: the options given nothing make Configuration() again.
+        let options = try DecodeOptions.parse([])
+        let made = EffectiveOptions(options: options, configuration: try options.makeConfiguration())
+        let plain = EffectiveOptions(options: options, configuration: Configuration())
+        for row in DecodeOptions.table {
+            #expect(row.effective(made) == row.effective(plain), "--\(row.name)'s default is not the configuration's")
+        }
         for argument in arguments where OptionsDocument.machineDefaults[argument.name] == nil {
             guard let configured = defaults[argument.name] else { continue }
             #expect(argument.defaultValue == OptionsDocument.helpText(configured, flag: argument.name),

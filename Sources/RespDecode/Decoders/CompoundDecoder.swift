@@ -129,7 +129,9 @@ public struct CompoundDecoder: Sendable {
                     warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
-            if !warnings.isEmpty { line.stringArray("warnings", warnings) }
+            if !warnings.isEmpty {
+                line.stringArray("warnings", Self.capped(warnings, at: settings.options.limits.maxWarnings))
+            }
             line.end()
             return ok
         }
@@ -215,6 +217,13 @@ public struct CompoundDecoder: Sendable {
         line.error(error)
         attachBody(body, line: line)
         return false
+    }
+
+    /// At most `limit` warnings (`maxWarnings`): past it, the first `limit - 1` and one that counts the rest.
+    static func capped(_ warnings: [String], at limit: Int) -> [String] {
+        guard warnings.count > limit else { return warnings }
+        let kept = max(limit - 1, 0)
+        return Array(warnings.prefix(kept)) + ["\(warnings.count - kept) more warnings (--max-warnings)"]
     }
 
     /// The failing response data (AFNetworking's `…error.data` key), capped at `maxErrorBodyBytes`.

@@ -38,6 +38,10 @@ public struct Limits: Sendable, Hashable {
     public var maxImageMemory: Int = 256 * 1024 * 1024
     /// Largest PNG ancillary chunk after decompression (zTXt, iTXt, iCCP; libpng's `png_set_chunk_malloc_max`).
     public var maxImageChunkBytes: Int = 8_000_000
+    /// Most warnings one result line keeps (framing, Content-Encoding and the decoder's together): past it, the
+    /// last one kept says how many more there were. A decoder that can raise them by the thousand (the PNG chunk
+    /// walk) stops collecting there too, so that a hostile file cannot make a huge line.
+    public var maxWarnings: Int = 16
 
     /// Largest text of one HAR entry or ndjson line: 2 × `maxBodyBytes` + `maxHeaderBytes` (a base64 body is 4/3
     /// of its bytes, plus escapes and the other fields), saturating instead of overflowing.

@@ -84,6 +84,8 @@ struct ImageOptions {
     var maxScanPixels: Int
     /// libjpeg's memory cap (`--max-image-memory`).
     var maxMemory: Int
+    /// Most warnings of one image (`--max-warnings`).
+    var maxWarnings: Int
 
     init(_ options: DecoderOptions) {
         let limits = options.limits
@@ -93,6 +95,7 @@ struct ImageOptions {
         maxScans = limits.maxJPEGScans
         maxScanPixels = limits.maxJPEGScanPixels
         maxMemory = limits.maxImageMemory
+        maxWarnings = limits.maxWarnings
     }
 
     /// The default limits' settings, decoding the pixels or not (for tests).
