@@ -209,7 +209,7 @@ struct ConfigMergingTests {
             "--max-jpeg-scan-pixels", "99999", "--max-image-memory", "3MiB", "--max-image-chunk-bytes", "1000",
             "--output", "pretty", "--max-header-bytes", "1G", "--max-body-bytes", "12345", "--max-decoded-body-bytes", "2k",
             "--max-content-codings", "0", "--max-depth", "3", "--max-plist-objects", "8", "--max-value-bytes", "1",
-            "--max-error-body-bytes", "1024", "--strict", "--log-level", "trace", "--jobs", "1024", "--stats",
+            "--max-error-body-bytes", "1024", "--max-warnings", "3", "--strict", "--log-level", "trace", "--jobs", "1024", "--stats",
             "--stats-interval", "86400"],
         ["--warc-types", "continuation,warcinfo", "--scale", "1e-3", "--stats-interval", "0.1", "--chain", "image"],
     ])
