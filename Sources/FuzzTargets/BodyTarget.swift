@@ -12,7 +12,7 @@ enum BodyTarget {
         let out = OutputBuffer()
         out.append(ascii: "[")
         let mark = out.mark
-        var context = DecodingContext(mimeType: mimeType, configuration: configuration)
+        var context = DecodingContext(mimeType: mimeType, options: configuration.decoding.options)
         do {
             let wrote = try body.withUnsafeBufferPointer { try decoder.decode($0, context: &context, into: out) }
             if wrote {

@@ -8,7 +8,11 @@ enum FuzzLimits {
         maxImageChunkBytes: 1 << 20)
 
     static func configuration(inflate: Bool = false) -> Configuration {
-        Configuration(imageInflate: inflate, limits: limits, jobs: 1)
+        var configuration = Configuration()
+        configuration.decoding.options.imageInflate = inflate
+        configuration.limits = limits
+        configuration.jobs = 1
+        return configuration
     }
 }
 

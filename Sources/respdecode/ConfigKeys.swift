@@ -1,4 +1,4 @@
-import Logging
+import ArgumentParser
 import RespDecode
 
 /// One key of a config file: the long name of an option, how its JSON value becomes that option's arguments, and how
@@ -77,71 +77,125 @@ struct ConfigKey: Sendable {
     }
 }
 
-/// The options as parsed and what they make: what `respdecode config` writes.
+/// The options as parsed and the configuration they make: what `respdecode config` writes.
 struct EffectiveOptions {
     var options: DecodeOptions
     var configuration: Configuration
-    var logLevel: Logger.Level
+}
+
+/// One option of decoding, all of it but its ArgumentParser declaration (the property of ``DecodeOptions`` it reads,
+/// whose help and default --help shows): its config file key, the values it allows, how it sets a
+/// ``Configuration``, and how `respdecode config` prints it back. ``DecodeOptions/table`` holds one for each option.
+struct OptionRow: Sendable {
+    /// The long option name, which is also the config file key.
+    let name: String
+    let shape: ConfigKey.Shape
+    /// The values allowed, as said after "must be" ("from 1 to 1000000"); nil when every value of the option's type
+    /// is (or the option checks its value itself).
+    let range: String?
+    /// Throws when the option's value is refused: out of range, or meaningless with the others.
+    let check: @Sendable (DecodeOptions) throws -> Void
+    /// Sets the option's value on a configuration (checked already).
+    let apply: @Sendable (DecodeOptions, inout Configuration) throws -> Void
+    /// The value that sets the option as it is.
+    let effective: @Sendable (EffectiveOptions) -> ConfigFile.Value
+
+    var configKey: ConfigKey { ConfigKey(name, shape, effective) }
+
+    /// A flag that sets a Boolean of the configuration; `inverted`: the flag turns it off (`--keep-nulls`).
+    static func flag(
+        _ name: String, _ option: any KeyPath<DecodeOptions, Bool> & Sendable,
+        _ setting: any WritableKeyPath<Configuration, Bool> & Sendable, inverted: Bool = false
+    ) -> OptionRow {
+        OptionRow(
+            name: name, shape: .flag, range: nil, check: { _ in },
+            apply: { $1[keyPath: setting] = $0[keyPath: option] != inverted },
+            effective: { .bool($0.configuration[keyPath: setting] != inverted) })
+    }
+
+    /// A value that the configuration takes as it is (a format, a style, a set of status codes), or, with a range,
+    /// a number that must be within it.
+    static func value<Value: ConfigValue & Comparable>(
+        _ name: String, _ option: any KeyPath<DecodeOptions, Value> & Sendable,
+        _ setting: any WritableKeyPath<Configuration, Value> & Sendable, _ range: ClosedRange<Value>
+    ) -> OptionRow {
+        let text = "from \(boundText(range.lowerBound)) to \(boundText(range.upperBound))"
+        return OptionRow(
+            name: name, shape: .value, range: text,
+            check: { if !range.contains($0[keyPath: option]) { throw ValidationError("--\(name) must be \(text)") } },
+            apply: { $1[keyPath: setting] = $0[keyPath: option] },
+            effective: { $0.configuration[keyPath: setting].configValue })
+    }
+
+    /// A value that the configuration takes as it is; every value of its type is allowed.
+    static func value<Value: ConfigValue>(
+        _ name: String, _ option: any KeyPath<DecodeOptions, Value> & Sendable,
+        _ setting: any WritableKeyPath<Configuration, Value> & Sendable, shape: ConfigKey.Shape = .value
+    ) -> OptionRow {
+        OptionRow(
+            name: name, shape: shape, range: nil, check: { _ in },
+            apply: { $1[keyPath: setting] = $0[keyPath: option] },
+            effective: { $0.configuration[keyPath: setting].configValue })
+    }
+
+    /// The largest size any option allows: no limit can make an allocation or an offset computation absurd.
+    static let maxSize = 1 << 40
+
+    /// A size in bytes, from 1 byte to ``maxSize``.
+    static func size(
+        _ name: String, _ option: any KeyPath<DecodeOptions, ByteSize> & Sendable,
+        _ setting: any WritableKeyPath<Configuration, Int> & Sendable
+    ) -> OptionRow {
+        OptionRow(
+            name: name, shape: .value, range: "from 1 byte to 1TiB",
+            check: {
+                let size = $0[keyPath: option]
+                guard size.bytes >= 1 && size.bytes <= maxSize else {
+                    throw ValidationError("--\(name) '\(size.written ?? size.description)' is not a size from 1 byte "
+                        + "to 1TiB, like 4096, 64KiB or 64MiB")
+                }
+            },
+            apply: { $1[keyPath: setting] = $0[keyPath: option].bytes },
+            effective: { ByteSize($0.configuration[keyPath: setting]).configValue })
+    }
+
+    /// A number with no default value of its own (the configuration's is nil, or not a number of the option's):
+    /// unset, the option leaves the configuration's; set, it must be within `range`. `effective` prints the
+    /// configuration's value.
+    static func optional<Value: ConfigValue & Comparable>(
+        _ name: String, _ option: any KeyPath<DecodeOptions, Value?> & Sendable, _ range: ClosedRange<Value>,
+        saying text: String? = nil, apply: @escaping @Sendable (Value, inout Configuration) -> Void,
+        effective: @escaping @Sendable (Configuration) -> ConfigFile.Value
+    ) -> OptionRow {
+        let text = text ?? "from \(boundText(range.lowerBound)) to \(boundText(range.upperBound))"
+        return OptionRow(
+            name: name, shape: .value, range: text,
+            check: { options in
+                if let value = options[keyPath: option], !range.contains(value) {
+                    throw ValidationError("--\(name) must be \(text)")
+                }
+            },
+            apply: { options, configuration in options[keyPath: option].map { apply($0, &configuration) } },
+            effective: { effective($0.configuration) })
+    }
+
+    /// An option of the command line that is no setting of the configuration (`--strict`, `--log-level`).
+    static func commandLine(
+        _ name: String, _ shape: ConfigKey.Shape, _ effective: @escaping @Sendable (DecodeOptions) -> ConfigFile.Value
+    ) -> OptionRow {
+        OptionRow(name: name, shape: shape, range: nil, check: { _ in }, apply: { _, _ in },
+            effective: { effective($0.options) })
+    }
 }
 
 extension DecodeOptions {
     /// The keys of a config file, in the order of the options in `--help` and of `respdecode config`'s output: one for
     /// each option but `--config` itself (a test checks this against ArgumentParser's list of the options).
-    static let configKeys: [ConfigKey] = [
-        ConfigKey("input", .value) { .string($0.configuration.input.rawValue) },
-        ConfigKey("warc-types", .list) { effective in
-            effective.configuration.warcTypes.map { types in .strings(warcTypeNames.filter(types.contains)) }
-                ?? .string("all")
-        },
-        ConfigKey("digest-check", .flag) { .bool($0.configuration.verifyDigests) },
-        ConfigKey("strict-digests", .flag) { .bool($0.configuration.strictDigests) },
-        ConfigKey("sniff", .flag) { .bool($0.configuration.sniff) },
-        ConfigKey("chain", .list) { .strings($0.configuration.chain.map(\.decoder.name)) },
-        // Only the decoders whose types were replaced: a file that lists every decoder of the chain would make a
-        // command line that narrows --chain an error (--accept must name decoders of the chain).
-        ConfigKey("accept", .decoderLists) { effective in
-            .object(effective.configuration.chain.filter { $0.acceptableTypes != $0.decoder.defaultAcceptableTypes }
-                .map { ConfigFile.Field($0.decoder.name, .strings($0.acceptableTypes.map(\.description))) })
-        },
-        ConfigKey("status-codes", .list) { .string($0.configuration.acceptableStatusCodes.description) },
-        ConfigKey("strict-types", .flag) { .bool($0.configuration.strictTypes) },
-        ConfigKey("keep-nulls", .flag) { .bool(!$0.configuration.stripNulls) },
-        ConfigKey("xml-keep-whitespace", .flag) { .bool($0.configuration.xmlKeepWhitespace) },
-        ConfigKey("inflate", .flag) { .bool($0.configuration.imageInflate) },
-        ConfigKey("scale", .value) { $0.configuration.imageScale.map(ConfigFile.Value.double) ?? .null },
-        ConfigKey("max-image-pixels", .value) { .integer($0.configuration.limits.maxImagePixels) },
-        ConfigKey("max-jpeg-scans", .value) { .integer($0.configuration.limits.maxJPEGScans) },
-        ConfigKey("max-jpeg-scan-pixels", .value) { .integer($0.configuration.limits.maxJPEGScanPixels) },
-        ConfigKey("max-image-memory", .value) { size($0.configuration.limits.maxImageMemory) },
-        ConfigKey("max-image-chunk-bytes", .value) { size($0.configuration.limits.maxImageChunkBytes) },
-        ConfigKey("output", .value) { .string($0.configuration.outputStyle.rawValue) },
-        ConfigKey("max-header-bytes", .value) { size($0.configuration.limits.maxHeaderBytes) },
-        ConfigKey("max-body-bytes", .value) { size($0.configuration.limits.maxBodyBytes) },
-        ConfigKey("max-decoded-body-bytes", .value) { size($0.configuration.limits.maxDecodedBodyBytes) },
-        ConfigKey("max-content-codings", .value) { .integer($0.configuration.limits.maxContentCodings) },
-        ConfigKey("max-depth", .value) { .integer($0.configuration.limits.maxDepth) },
-        ConfigKey("max-plist-objects", .value) { .integer($0.configuration.limits.maxPlistObjects) },
-        ConfigKey("max-value-bytes", .value) { size($0.configuration.limits.maxValueBytes) },
-        ConfigKey("max-error-body-bytes", .value) { size($0.configuration.limits.maxErrorBodyBytes) },
-        ConfigKey("strict", .flag) { .bool($0.options.strict) },
-        ConfigKey("log-level", .value) { .string($0.logLevel.rawValue) },
-        ConfigKey("jobs", .value) { .integer($0.configuration.jobs) },
-        ConfigKey("stats", .flag) { .bool($0.configuration.stats) },
-        ConfigKey("stats-interval", .value) { $0.configuration.statsInterval.map(ConfigFile.Value.double) ?? .null },
-    ]
-
-    /// A size as people write it: whole GiB, MiB or KiB with their suffix, anything else as a number of bytes.
-    static func size(_ bytes: Int) -> ConfigFile.Value {
-        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] where bytes > 0 && bytes % (1 << shift) == 0 {
-            return .string("\(bytes >> shift)\(unit)")
-        }
-        return .integer(bytes)
-    }
+    static var configKeys: [ConfigKey] { table.map(\.configKey) }
 
     /// The effective options as a config file, as `respdecode config` prints it.
     func effectiveConfigFile() throws -> String {
-        let effective = EffectiveOptions(
-            options: self, configuration: try makeConfiguration(), logLevel: try makeLogLevel())
-        return ConfigFile.render(Self.configKeys.map { ConfigFile.Field($0.name, $0.effective(effective)) })
+        let effective = EffectiveOptions(options: self, configuration: try makeConfiguration())
+        return ConfigFile.render(Self.table.map { ConfigFile.Field($0.name, $0.effective(effective)) })
     }
 }

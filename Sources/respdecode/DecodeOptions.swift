@@ -3,39 +3,43 @@ import Logging
 import RespDecode
 
 /// Every option of decoding: what `respdecode [OPTIONS] [FILE ...]` takes besides its files, shared by every
-/// subcommand that decodes or describes decoding (`config`, `serve`), with the one function that
-/// validates them and builds a ``Configuration``.
+/// subcommand that decodes or describes decoding (`config`, `frame`, `serve`). An option is declared once: its
+/// property here (name, help, value type, default read from the configuration types) and its row in ``table``
+/// (config file key, range, how it sets the ``Configuration``, how `respdecode config` prints it).
 ///
 /// Every flag has a `--no-` form and the last of the two wins: a config file's flags come before the command line's
 /// (see ``Invocation``), so that the command line can turn off what the file turns on.
 struct DecodeOptions: ParsableArguments {
+    /// Where every option's default comes from: the configuration types' own (``Configuration``, ``Limits``,
+    /// ``DecoderOptions``), so that --help, `respdecode config` and docs/options.md show the values that apply.
+    static let defaults = Configuration()
+
     @Option(help: ArgumentHelp("Read options from this JSON file: an object whose keys are the long option names "
         + "(\"max-depth\": 64); options given on the command line win. 'respdecode config' prints one.",
         valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("How input is framed: \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
-        valueName: "format"))
-    var input = "auto"
+    @Option(help: ArgumentHelp("How input is framed.", valueName: "format"))
+    var input = defaults.input
 
     @Option(help: ArgumentHelp("WARC record types that become lines, comma-separated, or 'all' (the others are skipped "
         + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
-    var warcTypes = "response,resource"
+    var warcTypes = warcTypesText(defaults.warcTypes)
 
     @Flag(inversion: .prefixedNo,
         help: "Check WARC-Payload-Digest and report \"digest\" (--no-digest-check saves a SHA-1 over every payload).")
-    var digestCheck = true
+    var digestCheck = defaults.verifyDigests
 
     @Flag(inversion: .prefixedNo,
         help: "A WARC payload digest mismatch is a digestMismatch error on the line (the value is still decoded).")
-    var strictDigests = false
+    var strictDigests = defaults.decoding.strictDigests
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp("Take a missing or application/octet-stream MIME type from the "
         + "body's first bytes (the line says \"sniffed\": true)."))
-    var sniff = false
+    var sniff = defaults.decoding.sniff
 
     @Option(help: ArgumentHelp("Decoders to try, in order (available: \(availableDecoders)).", valueName: "names"))
-    var chain = DecoderRegistry.all.map(\.name).joined(separator: ",")
+    var chain = defaults.decoding.chain.map(\.decoder.name).joined(separator: ",")
 
     @Option(
         name: .customLong("accept"),
@@ -46,96 +50,155 @@ struct DecodeOptions: ParsableArguments {
     var accept: [String] = []
 
     @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
-    var statusCodes = StatusCodeSet.successful.description
+    var statusCodes = defaults.decoding.acceptableStatusCodes
 
     @Flag(inversion: .prefixedNo,
         help: "A MIME type that no decoder accepts is an unacceptableContentType error instead of a raw value.")
-    var strictTypes = false
+    var strictTypes = defaults.decoding.strictTypes
 
     @Flag(inversion: .prefixedNo,
         help: "Keep null members and null array elements in JSON values (they are removed by default).")
-    var keepNulls = false
+    var keepNulls = !defaults.decoding.options.stripNulls
 
     @Flag(inversion: .prefixedNo,
         help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
-    var xmlKeepWhitespace = false
+    var xmlKeepWhitespace = defaults.decoding.options.xmlKeepWhitespace
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte "
         + "count, mean colour and dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from "
         + "the headers only."))
-    var inflate = false
+    var inflate = defaults.decoding.options.imageInflate
 
     @Option(help: ArgumentHelp("AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
-        + "values, 0.001 to 1000. Default: none.", valueName: "factor"))
+        + "values. Default: none.", valueName: "factor"))
     var scale: Double?
 
     @Option(help: ArgumentHelp("Most pixels (width x height) an image may have to be decoded with --inflate.",
         valueName: "n"))
-    var maxImagePixels = 100_000_000
+    var maxImagePixels = defaults.limits.maxImagePixels
 
     @Option(help: ArgumentHelp("Most scans of a progressive JPEG decoded with --inflate.", valueName: "n"))
-    var maxJpegScans = 1000
+    var maxJpegScans = defaults.limits.maxJPEGScans
 
     @Option(help: ArgumentHelp("Most pixels a progressive JPEG's scans may cover together (scans x width x height) "
         + "with --inflate.", valueName: "n"))
-    var maxJpegScanPixels = 2_000_000_000
+    var maxJpegScanPixels = defaults.limits.maxJPEGScanPixels
 
     @Option(help: ArgumentHelp("Most memory libjpeg may use for one image.", valueName: "size"))
-    var maxImageMemory = "256MiB"
+    var maxImageMemory = ByteSize(defaults.limits.maxImageMemory)
 
     @Option(help: ArgumentHelp("Largest PNG text or ICC chunk after decompression.", valueName: "size"))
-    var maxImageChunkBytes = "8000000"
+    var maxImageChunkBytes = ByteSize(defaults.limits.maxImageChunkBytes)
 
-    @Option(help: ArgumentHelp("Line format: ndjson or pretty.", valueName: "style"))
-    var output = OutputStyle.ndjson.rawValue
+    @Option(help: ArgumentHelp("Line format.", valueName: "style"))
+    var output = defaults.outputStyle
 
     @Option(help: ArgumentHelp("Largest response header section (also each chunk-size line and trailer section).",
         valueName: "size"))
-    var maxHeaderBytes = "64KiB"
+    var maxHeaderBytes = ByteSize(defaults.limits.maxHeaderBytes)
 
     @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
-    var maxBodyBytes = "64MiB"
+    var maxBodyBytes = ByteSize(defaults.limits.maxBodyBytes)
 
     @Option(help: ArgumentHelp("Largest body after Content-Encoding is undone (every coding's output counts).",
         valueName: "size"))
-    var maxDecodedBodyBytes = "64MiB"
+    var maxDecodedBodyBytes = ByteSize(defaults.limits.maxDecodedBodyBytes)
 
     @Option(help: ArgumentHelp("Most content codings a Content-Encoding list may stack (identity does not count).",
         valueName: "n"))
-    var maxContentCodings = 4
+    var maxContentCodings = defaults.limits.maxContentCodings
 
     @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
         valueName: "n"))
-    var maxDepth = 512
+    var maxDepth = defaults.limits.maxDepth
 
     @Option(help: ArgumentHelp("Most objects a property list may expand to (a shared object counts at each use).",
         valueName: "n"))
-    var maxPlistObjects = 1_000_000
+    var maxPlistObjects = defaults.limits.maxPlistObjects
 
     @Option(help: ArgumentHelp("Largest JSON value of one xml or plist body (guards entity and shared-object "
         + "expansion).", valueName: "size"))
-    var maxValueBytes = "64MiB"
+    var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
-    var maxErrorBodyBytes = "4KiB"
+    var maxErrorBodyBytes = ByteSize(defaults.limits.maxErrorBodyBytes)
+
+    @Option(help: ArgumentHelp("Most warnings one line keeps; the last one kept says how many more there were.",
+        valueName: "n"))
+    var maxWarnings = defaults.limits.maxWarnings
 
     @Flag(inversion: .prefixedNo, help: "Exit 1 when any line has \"ok\": false.")
     var strict = false
 
-    @Option(help: ArgumentHelp("Least severe log messages written to standard error: trace, debug, info, notice, "
-        + "warning, error, critical.", valueName: "level"))
-    var logLevel = "warning"
+    @Option(help: ArgumentHelp("Least severe log messages written to standard error.", valueName: "level"))
+    var logLevel = Logger.Level.warning
 
-    @Option(help: ArgumentHelp("Records decoded at once, 1 to 1024. (default: the number of cores this process may run "
-        + "on, \(Configuration.defaultJobs) here)", valueName: "n"))
+    @Option(help: ArgumentHelp("Records decoded at once, in parallel. (default: the number of cores "
+        + "this process may run on, \(defaults.jobs) here)", valueName: "n"))
     var jobs: Int?
 
     @Flag(inversion: .prefixedNo, help: "Print a run summary on standard error at the end.")
-    var stats = false
+    var stats = defaults.stats
 
     @Option(help: ArgumentHelp("Print the run summary as a JSON line on standard error every this many seconds "
-        + "(fractions allowed, at most 86400). Default: never.", valueName: "seconds"))
+        + "(fractions allowed). Default: never.", valueName: "seconds"))
     var statsInterval: Double?
+
+    /// Every option but --config, in the order of --help: its config file key, its range, how it sets a
+    /// ``Configuration`` and how `respdecode config` prints it. An option is its property above and its row here.
+    static let table: [OptionRow] = [
+        .value("input", \.input, \.input),
+        OptionRow(
+            name: "warc-types", shape: .list, range: nil, check: { _ = try $0.warcTypeSet() },
+            apply: { $1.warcTypes = try $0.warcTypeSet() },
+            effective: { $0.configuration.warcTypes.map { .strings(warcTypeNames.filter($0.contains)) } ?? .string("all") }),
+        .flag("digest-check", \.digestCheck, \.verifyDigests),
+        .flag("strict-digests", \.strictDigests, \.decoding.strictDigests),
+        .flag("sniff", \.sniff, \.decoding.sniff),
+        OptionRow(
+            name: "chain", shape: .list, range: nil, check: { _ = try $0.chainEntries() },
+            apply: { $1.decoding.chain = try $0.chainEntries() },
+            effective: { .strings($0.configuration.decoding.chain.map(\.decoder.name)) }),
+        // Applied with --chain. Only the decoders whose types were replaced are printed: a file that lists every
+        // decoder of the chain would make a command line that narrows --chain an error (--accept must name decoders
+        // of the chain).
+        OptionRow(
+            name: "accept", shape: .decoderLists, range: nil, check: { _ in }, apply: { _, _ in },
+            effective: { effective in
+                .object(effective.configuration.decoding.chain
+                    .filter { $0.acceptableTypes != $0.decoder.defaultAcceptableTypes }
+                    .map { ConfigFile.Field($0.decoder.name, .strings($0.acceptableTypes.map(\.description))) })
+            }),
+        .value("status-codes", \.statusCodes, \.decoding.acceptableStatusCodes, shape: .list),
+        .flag("strict-types", \.strictTypes, \.decoding.strictTypes),
+        .flag("keep-nulls", \.keepNulls, \.decoding.options.stripNulls, inverted: true),
+        .flag("xml-keep-whitespace", \.xmlKeepWhitespace, \.decoding.options.xmlKeepWhitespace),
+        .flag("inflate", \.inflate, \.decoding.options.imageInflate),
+        .optional("scale", \.scale, 0.001...1000, apply: { $1.decoding.options.imageScale = $0 },
+            effective: { $0.decoding.options.imageScale?.configValue ?? .null }),
+        .value("max-image-pixels", \.maxImagePixels, \.limits.maxImagePixels, 1...(1 << 40)),
+        .value("max-jpeg-scans", \.maxJpegScans, \.limits.maxJPEGScans, 1...1_000_000),
+        .value("max-jpeg-scan-pixels", \.maxJpegScanPixels, \.limits.maxJPEGScanPixels, 1...(1 << 50)),
+        .size("max-image-memory", \.maxImageMemory, \.limits.maxImageMemory),
+        .size("max-image-chunk-bytes", \.maxImageChunkBytes, \.limits.maxImageChunkBytes),
+        .value("output", \.output, \.outputStyle),
+        .size("max-header-bytes", \.maxHeaderBytes, \.limits.maxHeaderBytes),
+        .size("max-body-bytes", \.maxBodyBytes, \.limits.maxBodyBytes),
+        .size("max-decoded-body-bytes", \.maxDecodedBodyBytes, \.limits.maxDecodedBodyBytes),
+        .value("max-content-codings", \.maxContentCodings, \.limits.maxContentCodings, 0...100),
+        .value("max-depth", \.maxDepth, \.limits.maxDepth, 1...1_000_000),
+        .value("max-plist-objects", \.maxPlistObjects, \.limits.maxPlistObjects, 1...(1 << 40)),
+        .size("max-value-bytes", \.maxValueBytes, \.limits.maxValueBytes),
+        .size("max-error-body-bytes", \.maxErrorBodyBytes, \.limits.maxErrorBodyBytes),
+        .value("max-warnings", \.maxWarnings, \.limits.maxWarnings, 1...10_000),
+        .commandLine("strict", .flag) { .bool($0.strict) },
+        .commandLine("log-level", .value) { $0.logLevel.configValue },
+        .optional("jobs", \.jobs, 1...1024, apply: { $1.jobs = $0 }, effective: { $0.jobs.configValue }),
+        .flag("stats", \.stats, \.stats),
+        .optional("stats-interval", \.statsInterval, Double.leastNonzeroMagnitude...86400,
+            saying: "a number of seconds above 0 and at most 86400", apply: { $1.statsInterval = $0 },
+            effective: { $0.statsInterval?.configValue ?? .null }),
+    ]
 
     /// The record types of WARC 1.1 (§6).
     static let warcTypeNames = [
@@ -144,35 +207,35 @@ struct DecodeOptions: ParsableArguments {
 
     static var availableDecoders: String { DecoderRegistry.all.map(\.name).joined(separator: ", ") }
 
+    /// The configuration the options make: the defaults with each option's value set by its row.
     func makeConfiguration() throws -> Configuration {
         var configuration = Configuration()
-        guard let inputFormat = InputFormat(rawValue: input) else {
-            throw ValidationError("unknown --input '\(input)'; expected one of: "
-                + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        configuration.input = inputFormat
-        if warcTypes == "all" {
-            configuration.warcTypes = nil
-        } else {
-            var types: Set<String> = []
-            for name in warcTypes.split(separator: ",").map({ String($0.trimmingCharacters()).lowercased() }) {
-                guard Self.warcTypeNames.contains(name) else {
-                    throw ValidationError("unknown WARC record type '\(name)' in --warc-types; expected 'all' or some of: "
-                        + Self.warcTypeNames.joined(separator: ", "))
-                }
-                types.insert(name)
-            }
-            guard !types.isEmpty else { throw ValidationError("--warc-types names no record type") }
-            configuration.warcTypes = types
-        }
-        configuration.verifyDigests = digestCheck
-        configuration.strictDigests = strictDigests
-        configuration.sniff = sniff
-        guard let style = OutputStyle(rawValue: output) else {
-            throw ValidationError("unknown --output '\(output)'; expected ndjson or pretty")
-        }
-        configuration.outputStyle = style
+        for row in Self.table { try row.apply(self, &configuration) }
+        return configuration
+    }
 
+    /// `--warc-types` as a set; nil: all.
+    func warcTypeSet() throws -> Set<String>? {
+        if warcTypes == "all" { return nil }
+        var types: Set<String> = []
+        for name in warcTypes.split(separator: ",").map({ String($0.trimmingCharacters()).lowercased() }) {
+            guard Self.warcTypeNames.contains(name) else {
+                throw ValidationError("unknown WARC record type '\(name)' in --warc-types; expected 'all' or some of: "
+                    + Self.warcTypeNames.joined(separator: ", "))
+            }
+            types.insert(name)
+        }
+        guard !types.isEmpty else { throw ValidationError("--warc-types names no record type") }
+        return types
+    }
+
+    /// `--warc-types`' text for a set of types; nil: all.
+    static func warcTypesText(_ types: Set<String>?) -> String {
+        types.map { types in warcTypeNames.filter(types.contains).joined(separator: ",") } ?? "all"
+    }
+
+    /// `--chain`, with the acceptable types `--accept` replaces.
+    func chainEntries() throws -> [ChainEntry] {
         var entries: [ChainEntry] = []
         for name in chain.split(separator: ",").map({ String($0.trimmingCharacters()) }) {
             guard let decoder = DecoderRegistry.decoder(named: name) else {
@@ -200,88 +263,14 @@ struct DecodeOptions: ParsableArguments {
             }
             entries[index].acceptableTypes = patterns
         }
-        configuration.chain = entries
-
-        guard let codes = StatusCodeSet(parsing: statusCodes) else {
-            throw ValidationError("--status-codes '\(statusCodes)' is not a list of codes and ranges like 200-299,304")
-        }
-        configuration.acceptableStatusCodes = codes
-        configuration.strictTypes = strictTypes
-        configuration.stripNulls = !keepNulls
-        configuration.xmlKeepWhitespace = xmlKeepWhitespace
-
-        // Bounded so that no limit can make an allocation or an offset computation absurd.
-        func size(_ text: String, _ option: String) throws -> Int {
-            guard let value = ByteCount.parse(text), value > 0, value <= 1 << 40 else {
-                throw ValidationError("\(option) '\(text)' is not a size from 1 byte to 1TiB, like 4096, 64KiB or 64MiB")
-            }
-            return value
-        }
-        configuration.limits.maxHeaderBytes = try size(maxHeaderBytes, "--max-header-bytes")
-        configuration.limits.maxBodyBytes = try size(maxBodyBytes, "--max-body-bytes")
-        configuration.limits.maxErrorBodyBytes = try size(maxErrorBodyBytes, "--max-error-body-bytes")
-        configuration.limits.maxDecodedBodyBytes = try size(maxDecodedBodyBytes, "--max-decoded-body-bytes")
-        guard maxContentCodings >= 0 && maxContentCodings <= 100 else {
-            throw ValidationError("--max-content-codings must be from 0 to 100")
-        }
-        configuration.limits.maxContentCodings = maxContentCodings
-        guard maxDepth > 0 && maxDepth <= 1_000_000 else { throw ValidationError("--max-depth must be from 1 to 1000000") }
-        configuration.limits.maxDepth = maxDepth
-        guard maxPlistObjects > 0 && maxPlistObjects <= 1 << 40 else {
-            throw ValidationError("--max-plist-objects must be from 1 to \(1 << 40)")
-        }
-        configuration.limits.maxPlistObjects = maxPlistObjects
-        configuration.limits.maxValueBytes = try size(maxValueBytes, "--max-value-bytes")
-        configuration.imageInflate = inflate
-        if let scale {
-            guard scale.isFinite, scale >= 0.001, scale <= 1000 else {
-                throw ValidationError("--scale must be from 0.001 to 1000")
-            }
-            configuration.imageScale = scale
-        }
-        guard maxImagePixels > 0 && maxImagePixels <= 1 << 40 else {
-            throw ValidationError("--max-image-pixels must be from 1 to \(1 << 40)")
-        }
-        configuration.limits.maxImagePixels = maxImagePixels
-        guard maxJpegScans > 0 && maxJpegScans <= 1_000_000 else {
-            throw ValidationError("--max-jpeg-scans must be from 1 to 1000000")
-        }
-        configuration.limits.maxJPEGScans = maxJpegScans
-        configuration.limits.maxImageChunkBytes = try size(maxImageChunkBytes, "--max-image-chunk-bytes")
-        guard maxJpegScanPixels > 0 && maxJpegScanPixels <= 1 << 50 else {
-            throw ValidationError("--max-jpeg-scan-pixels must be from 1 to \(1 << 50)")
-        }
-        configuration.limits.maxJPEGScanPixels = maxJpegScanPixels
-        configuration.limits.maxImageMemory = try size(maxImageMemory, "--max-image-memory")
-
-        if let jobs {
-            guard jobs >= 1 && jobs <= 1024 else { throw ValidationError("--jobs must be from 1 to 1024") }
-            configuration.jobs = jobs
-        }
-        configuration.stats = stats
-        if let statsInterval {
-            guard statsInterval.isFinite, statsInterval > 0, statsInterval <= 86400 else {
-                throw ValidationError("--stats-interval must be a number of seconds above 0 and at most 86400")
-            }
-            configuration.statsInterval = statsInterval
-        }
-        return configuration
-    }
-
-    /// The `--log-level`, checked.
-    func makeLogLevel() throws -> Logger.Level {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("unknown --log-level '\(logLevel)'; expected one of: "
-                + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return level
+        return entries
     }
 
     /// Checks every option as the command line is parsed (ArgumentParser calls this for an option group), so that a
     /// bad value is a usage error before anything is read, and a config file's values can be tried one at a time.
+    /// Each row checks its own option; the configuration is made once, when the command runs.
     func validate() throws {
-        _ = try makeConfiguration()
-        _ = try makeLogLevel()
+        for row in Self.table { try row.check(self) }
     }
 }
 

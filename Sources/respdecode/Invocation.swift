@@ -127,6 +127,11 @@ enum Invocation {
                 var message = RespDecodeCommand.message(for: error)
                 // "--max-depth must be from 1 to 1000000" says its option; the key in front says it already.
                 if message.hasPrefix("--\(entry.key) ") { message.removeFirst(entry.key.count + 3) }
+                // One line: ArgumentParser lists six choices or more one a line ("  - trace").
+                let lines = message.split(separator: "\n")
+                if lines.count > 1 {
+                    message = lines[0] + " " + lines.dropFirst().map { $0.trimmingPrefix("  - ") }.joined(separator: ", ")
+                }
                 if together { message = "together with the command line: " + message }
                 return file.error(.invalidValue, message, at: entry)
             }

@@ -174,7 +174,7 @@ extension DecodeCommand {
     static func stream(
         _ inputs: InputArguments, options: DecodeOptions, configuration: Configuration, writer: (any LineWriter)?
     ) throws {
-        let logger = startLogging(at: try options.makeLogLevel())
+        let logger = startLogging(at: options.logLevel)
         // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let summary = try run(inputs, configuration: configuration, logger: logger, writer: writer)

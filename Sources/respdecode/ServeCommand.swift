@@ -45,7 +45,7 @@ struct ServeCommand: DecodeOptionsCommand {
 
     func run() throws {
         let configuration = try options.makeConfiguration()
-        let level = try options.makeLogLevel()
+        let level = options.logLevel
         guard let listen = server.listen else {
             StatisticsReporter.writeError("respdecode: \(Self.missingListen.message)\n")
             throw ExitCode(2)

@@ -41,11 +41,11 @@ struct ConfigKeyTests {
     }
 
     @Test func sizesAreWrittenWithTheLargestExactUnit() {
-        #expect(DecodeOptions.size(64 << 10) == .string("64KiB"))
-        #expect(DecodeOptions.size(64 << 20) == .string("64MiB"))
-        #expect(DecodeOptions.size(1 << 40) == .string("1024GiB"))
-        #expect(DecodeOptions.size(8_000_000) == .integer(8_000_000))
-        #expect(DecodeOptions.size(1) == .integer(1))
+        #expect(ByteSize(64 << 10).configValue == .string("64KiB"))
+        #expect(ByteSize(64 << 20).configValue == .string("64MiB"))
+        #expect(ByteSize(1 << 40).configValue == .string("1024GiB"))
+        #expect(ByteSize(8_000_000).configValue == .integer(8_000_000))
+        #expect(ByteSize(1).configValue == .integer(1))
     }
 
     @Test func keysAreUniqueAndNamedLikeTheirOptions() {

@@ -59,18 +59,18 @@ struct ConfigMergingTests {
             """) { path in
             let options = try options(["--config", path])
             #expect(options.strict)
-            #expect(options.logLevel == "debug")
+            #expect(options.logLevel.configValue == .string("debug"))
             return try options.makeConfiguration()
         }
         #expect(configuration.input == .http)
         #expect(configuration.warcTypes == ["response", "request"])
         #expect(!configuration.verifyDigests)
-        #expect(configuration.chain.map(\.decoder.name) == ["json", "xml"])
-        #expect(configuration.chain[0].acceptableTypes.map(\.description) == ["text/*", "application/json"])
-        #expect(configuration.chain[1].acceptableTypes.map(\.description) == ["text/xml"])
-        #expect(configuration.acceptableStatusCodes.description == "200-299,304")
-        #expect(!configuration.stripNulls)
-        #expect(configuration.imageScale == 2.5)
+        #expect(configuration.decoding.chain.map(\.decoder.name) == ["json", "xml"])
+        #expect(configuration.decoding.chain[0].acceptableTypes.map(\.description) == ["text/*", "application/json"])
+        #expect(configuration.decoding.chain[1].acceptableTypes.map(\.description) == ["text/xml"])
+        #expect(configuration.decoding.acceptableStatusCodes.description == "200-299,304")
+        #expect(!configuration.decoding.options.stripNulls)
+        #expect(configuration.decoding.options.imageScale == 2.5)
         #expect(configuration.limits.maxBodyBytes == 1 << 20)
         #expect(configuration.limits.maxHeaderBytes == 1024)
         #expect(configuration.limits.maxDepth == 64)
@@ -95,7 +95,7 @@ struct ConfigMergingTests {
             #expect(try options(["--config", path, "--sniff"]).sniff == true)
             // --accept replaces the file's list for the decoders it names, and only for them.
             let configuration = try options(["--config", path, "--accept", "json=application/json"]).makeConfiguration()
-            let types = Dictionary(uniqueKeysWithValues: configuration.chain.map {
+            let types = Dictionary(uniqueKeysWithValues: configuration.decoding.chain.map {
                 ($0.decoder.name, $0.acceptableTypes.map(\.description))
             })
             #expect(types["json"] == ["application/json"])
@@ -142,8 +142,8 @@ struct ConfigMergingTests {
         ("{\"jobs\": 0}", "FILE:1: \"jobs\": must be from 1 to 1024"),
         ("{\n\"max-body-bytes\": \"lots\"}", "FILE:2: \"max-body-bytes\": 'lots' is not a size from 1 byte to 1TiB, like 4096, 64KiB or 64MiB"),
         ("{\n\"stats-interval\": -1}", "FILE:2: \"stats-interval\": must be a number of seconds above 0 and at most 86400"),
-        ("{\n\"input\": \"carrier-pigeon\"}", "FILE:2: \"input\": unknown --input 'carrier-pigeon'; expected one of: auto, http, warc, har, ndjson"),
-        ("{\n\"log-level\": \"loud\"}", "FILE:2: \"log-level\": unknown --log-level 'loud'; expected one of: trace, debug, info, notice, warning, error, critical"),
+        ("{\n\"input\": \"carrier-pigeon\"}", "FILE:2: \"input\": The value 'carrier-pigeon' is invalid for '--input <format>'. Please provide one of 'auto', 'http', 'warc', 'har' or 'ndjson'."),
+        ("{\n\"log-level\": \"loud\"}", "FILE:2: \"log-level\": The value 'loud' is invalid for '--log-level <level>'. Please provide one of the following: trace, debug, info, notice, warning, error, critical"),
         // A value ArgumentParser itself refuses.
         ("{\n\n\"max-depth\": 1.5}", "FILE:3: \"max-depth\": The value '1.5' is invalid for '--max-depth <n>'"),
         // Wrong types.
@@ -209,7 +209,7 @@ struct ConfigMergingTests {
             "--max-jpeg-scan-pixels", "99999", "--max-image-memory", "3MiB", "--max-image-chunk-bytes", "1000",
             "--output", "pretty", "--max-header-bytes", "1G", "--max-body-bytes", "12345", "--max-decoded-body-bytes", "2k",
             "--max-content-codings", "0", "--max-depth", "3", "--max-plist-objects", "8", "--max-value-bytes", "1",
-            "--max-error-body-bytes", "1024", "--strict", "--log-level", "trace", "--jobs", "1024", "--stats",
+            "--max-error-body-bytes", "1024", "--max-warnings", "3", "--strict", "--log-level", "trace", "--jobs", "1024", "--stats",
             "--stats-interval", "86400"],
         ["--warc-types", "continuation,warcinfo", "--scale", "1e-3", "--stats-interval", "0.1", "--chain", "image"],
     ])

@@ -202,7 +202,8 @@ struct ConfigTests {
         let text = Self.text(help.stdout)
         for expected in [
             "--config <file>", "--jobs <n>", "number of cores", "--stats/--no-stats", "--stats-interval <seconds>",
-            "--strict/--no-strict", "--digest-check/--no-digest-check", "(default: warning)", "SUBCOMMANDS:", "./NAME",
+            "--strict/--no-strict", "--digest-check/--no-digest-check", "default: warning)", "SUBCOMMANDS:", "./NAME",
+            "(values: auto, http, warc, har,",
         ] {
             #expect(text.contains(expected), "help lacks \(expected)")
         }

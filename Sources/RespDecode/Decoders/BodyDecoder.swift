@@ -20,15 +20,15 @@ public struct DecodingContext: Sendable {
     public var mimeType: String?
     /// The `charset` parameter of the response's Content-Type, if any.
     public var charset: String?
-    /// The whole configuration, for decoder options and limits.
-    public var configuration: Configuration
+    /// The decoders' options and limits: all a decoder is told of the run's settings.
+    public var options: DecoderOptions
     /// Warnings to put on the line.
     public var warnings: [String] = []
 
-    public init(mimeType: String?, charset: String? = nil, configuration: Configuration) {
+    public init(mimeType: String?, charset: String? = nil, options: DecoderOptions) {
         self.mimeType = mimeType
         self.charset = charset
-        self.configuration = configuration
+        self.options = options
     }
 }
 
@@ -56,7 +56,7 @@ public enum DecoderRegistry {
     }
 }
 
-/// A decoder with the MIME types it accepts in this configuration.
+/// A decoder with the MIME types it accepts in this run.
 public struct ChainEntry: Sendable {
     public var decoder: any BodyDecoder
     public var acceptableTypes: [MediaTypePattern]

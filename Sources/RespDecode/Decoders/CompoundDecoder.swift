@@ -8,11 +8,31 @@
 /// - A matching decoder's parse error is reported, with the status error as `underlying` — AFNetworking's compound
 ///   serializer would swallow it.
 public struct CompoundDecoder: Sendable {
-    public let configuration: Configuration
+    public let settings: Settings
     private let raw = RawDecoder()
 
-    public init(configuration: Configuration) {
-        self.configuration = configuration
+    public init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// What the compound decoder is told of a run's settings: the chain, what validation accepts, and the options
+    /// handed to each body decoder. Each default is the initial value of its property.
+    public struct Settings: Sendable {
+        /// The decoders tried in order, each with its acceptable MIME types. Default: every registered decoder.
+        public var chain: [ChainEntry] = DecoderRegistry.all.map { ChainEntry(decoder: $0) }
+        /// Status codes that pass validation (AFNetworking's `acceptableStatusCodes`).
+        public var acceptableStatusCodes: StatusCodeSet = .successful
+        /// A MIME type that no decoder accepts is an `unacceptableContentType` error instead of a raw value.
+        public var strictTypes = false
+        /// A WARC payload digest mismatch is a `digestMismatch` error on the line (the value is still decoded), not
+        /// only `"digest":"mismatch"`.
+        public var strictDigests = false
+        /// A missing or `application/octet-stream` MIME type is taken from the body's first bytes (``Sniffing``).
+        public var sniff = false
+        /// The body decoders' options and the limits (Content-Encoding's and the error body's too).
+        public var options = DecoderOptions()
+
+        public init() {}
     }
 
     /// Writes the result line for `item` (compact JSON and a line feed) to `out`.
@@ -63,8 +83,8 @@ public struct CompoundDecoder: Sendable {
         // A status error, and with --strict-digests a payload digest mismatch, still let the body decode: the line
         // then has the value and the error (SPEC §3.5).
         var recordError =
-            configuration.acceptableStatusCodes.contains(record.status) ? nil : Validation.statusError(record.status)
-        if configuration.strictDigests, record.warc?.digest == .mismatch {
+            settings.acceptableStatusCodes.contains(record.status) ? nil : Validation.statusError(record.status)
+        if settings.strictDigests, record.warc?.digest == .mismatch {
             recordError = RecordError(.digestMismatch, "WARC-Payload-Digest does not match the payload")
                 .chained(over: recordError)
         }
@@ -76,7 +96,7 @@ public struct CompoundDecoder: Sendable {
             var decodingError: RecordError?
             if !framed.isEmpty && !record.contentDecoded && codings.contains(where: { $0 != "identity" }) {
                 do throws(RecordError) {
-                    let outcome = try ContentDecoding.decode(framed, codings: codings, limits: configuration.limits)
+                    let outcome = try ContentDecoding.decode(framed, codings: codings, limits: settings.options.limits)
                     warnings += outcome.warnings
                     if outcome.codingsUndone > 0 { decoded = outcome.body }
                 } catch {
@@ -86,7 +106,7 @@ public struct CompoundDecoder: Sendable {
             let ok = decoded.withUnsafeBufferPointerOr(framed) { body -> Bool in
                 // --sniff: a missing or generic type is taken from the (decoded) body's first bytes.
                 var sniffed = false
-                if configuration.sniff && decodingError == nil && Sniffing.isSniffable(mimeType),
+                if settings.sniff && decodingError == nil && Sniffing.isSniffable(mimeType),
                     let type = Sniffing.mimeType(of: body)
                 {
                     mimeType = type
@@ -109,7 +129,9 @@ public struct CompoundDecoder: Sendable {
                     warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
-            if !warnings.isEmpty { line.stringArray("warnings", warnings) }
+            if !warnings.isEmpty {
+                line.stringArray("warnings", Self.capped(warnings, at: settings.options.limits.maxWarnings))
+            }
             line.end()
             return ok
         }
@@ -120,11 +142,11 @@ public struct CompoundDecoder: Sendable {
         _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, recordError: RecordError?,
         line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
-        if let entry = configuration.chain.first(where: { $0.accepts(mimeType) }) {
+        if let entry = settings.chain.first(where: { $0.accepts(mimeType) }) {
             return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
                 statusError: recordError, line: line, warnings: &warnings, outcome: &outcome)
         }
-        if configuration.strictTypes && !(mimeType == nil && body.isEmpty) {
+        if settings.strictTypes && !(mimeType == nil && body.isEmpty) {
             let typeError = Validation.contentTypeError(mimeType)
             return fail(line, decoder: raw.name, recordError?.chained(over: typeError) ?? typeError, body: body,
                 outcome: &outcome)
@@ -159,7 +181,7 @@ public struct CompoundDecoder: Sendable {
         let mark = out.mark
         line.bool("ok", statusError == nil)
         line.key("value")
-        var context = DecodingContext(mimeType: mimeType, charset: charset, configuration: configuration)
+        var context = DecodingContext(mimeType: mimeType, charset: charset, options: settings.options)
         do {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings
@@ -197,9 +219,16 @@ public struct CompoundDecoder: Sendable {
         return false
     }
 
+    /// At most `limit` warnings (`maxWarnings`): past it, the first `limit - 1` and one that counts the rest.
+    static func capped(_ warnings: [String], at limit: Int) -> [String] {
+        guard warnings.count > limit else { return warnings }
+        let kept = max(limit - 1, 0)
+        return Array(warnings.prefix(kept)) + ["\(warnings.count - kept) more warnings (--max-warnings)"]
+    }
+
     /// The failing response data (AFNetworking's `…error.data` key), capped at `maxErrorBodyBytes`.
     private func attachBody(_ body: UnsafeBufferPointer<UInt8>, line: ResultLine) {
-        let kept = UnsafeBufferPointer(rebasing: body.prefix(configuration.limits.maxErrorBodyBytes))
+        let kept = UnsafeBufferPointer(rebasing: body.prefix(settings.options.limits.maxErrorBodyBytes))
         line.body(kept, total: Int64(body.count))
     }
 }

@@ -13,7 +13,7 @@ struct PlistOutcome {
 func decodePlist(_ body: [UInt8], configure: (inout Configuration) -> Void = { _ in }) -> PlistOutcome {
     var configuration = Configuration()
     configure(&configuration)
-    var context = DecodingContext(mimeType: "application/x-plist", configuration: configuration)
+    var context = DecodingContext(mimeType: "application/x-plist", options: configuration.decoding.options)
     let out = OutputBuffer()
     out.append(ascii: "prefix")
     do {

@@ -232,7 +232,7 @@ private struct Outcome {
     init(decoding bytes: [UInt8], keepWhitespace: Bool = false) {
         let out = OutputBuffer()
         var context = DecodingContext(
-            mimeType: "application/xml", configuration: Configuration(xmlKeepWhitespace: keepWhitespace))
+            mimeType: "application/xml", options: { var options = DecoderOptions(); options.xmlKeepWhitespace = keepWhitespace; return options }())
         do throws(RecordError) {
             let produced = try bytes.withUnsafeBufferPointer { body throws(RecordError) in
                 try XMLBodyDecoder().decode(body, context: &context, into: out)

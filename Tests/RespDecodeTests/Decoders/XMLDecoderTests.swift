@@ -16,7 +16,7 @@ func decodeXML(
 ) -> XMLOutcome {
     var configuration = Configuration()
     configure(&configuration)
-    var context = DecodingContext(mimeType: "application/xml", charset: charset, configuration: configuration)
+    var context = DecodingContext(mimeType: "application/xml", charset: charset, options: configuration.decoding.options)
     let out = OutputBuffer()
     out.append(ascii: "prefix")
     do {
@@ -74,7 +74,7 @@ struct XMLDecoderTests {
             == #"{"name":"a","children":[{"name":"b","children":[" "]},{"name":"c","children":["x y"]}]}"#)
         #expect(decodeXML("<r><sep>&#10;</sep>\n<c><![CDATA[  ]]></c> <e></e> x </r>").value
             == #"{"name":"r","children":[{"name":"sep","children":["\n"]},{"name":"c","children":["  "]},{"name":"e"}," x "]}"#)
-        let kept = decodeXML(body) { $0.xmlKeepWhitespace = true }
+        let kept = decodeXML(body) { $0.decoding.options.xmlKeepWhitespace = true }
         #expect(kept.value == #"{"name":"a","children":["\n  ",{"name":"b","children":[" "]},"\n  ","#
             + #"{"name":"c","children":["x y"]},"\n"]}"#)
     }

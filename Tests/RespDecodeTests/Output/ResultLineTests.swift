@@ -91,10 +91,18 @@ struct ResultLineTests {
         #expect(line(ResponseRecord(offset: 0, status: 200, headers: identity, body: Array("[]".utf8))).contains(#""value":[]"#))
     }
 
+    @Test func aLineKeepsAtMostMaxWarningsTheLastCountingTheRest() {
+        var record = ResponseRecord(offset: 0, status: 204, headers: HeaderFields())
+        record.warnings = (1...20).map { "w\($0)" }
+        #expect(line(record) { $0.limits.maxWarnings = 3 }.hasSuffix(#""warnings":["w1","w2","18 more warnings (--max-warnings)"]}"# + "\n"))
+        #expect(line(record) { $0.limits.maxWarnings = 20 }.hasSuffix(#""w19","w20"]}"# + "\n"))
+        #expect(line(record) { $0.limits.maxWarnings = 1 }.hasSuffix(#""warnings":["20 more warnings (--max-warnings)"]}"# + "\n"))
+    }
+
     @Test func keepNullsAndDepthComeFromTheConfiguration() {
         let headers = HeaderFields([("Content-Type", "application/json")])
         let record = ResponseRecord(offset: 0, status: 200, headers: headers, body: Array(#"{"a":null}"#.utf8))
-        #expect(line(record) { $0.stripNulls = false }.contains(#""value":{"a":null}"#))
+        #expect(line(record) { $0.decoding.options.stripNulls = false }.contains(#""value":{"a":null}"#))
         let deep = ResponseRecord(offset: 0, status: 200, headers: headers, body: Array("[[[1]]]".utf8))
         #expect(line(deep) { $0.limits.maxDepth = 2 }.contains(#""code":"limitExceeded""#))
     }

@@ -63,15 +63,15 @@ struct AFNetworkingParityTests {
     // AFHTTPResponseSerializationTests.testThatAFHTTPResponseSerializationSucceedsWith205WithNoResponseContentTypeAndNoResponseData
     // (first call: no type, no data passes; second call: no type with data fails)
     @Test func noContentTypeAndNoDataPasses() throws {
-        let empty = try decodeLine(status: 205, contentType: nil, body: "") { $0.strictTypes = true }
+        let empty = try decodeLine(status: 205, contentType: nil, body: "") { $0.decoding.strictTypes = true }
         #expect(empty.ok == true && empty.errorCode == nil)
-        let withData = try decodeLine(status: 205, contentType: nil, body: "test") { $0.strictTypes = true }
+        let withData = try decodeLine(status: 205, contentType: nil, body: "test") { $0.decoding.strictTypes = true }
         #expect(withData.ok == false)
     }
 
     // AFHTTPResponseSerializationTests.testThatAFHTTPResponseSerializationFailsWith205WithNoResponseContentTypeAndResponseData
     @Test func noContentTypeWithDataFailsWithNull() throws {
-        let line = try decodeLine(status: 205, contentType: nil, body: "test") { $0.strictTypes = true }
+        let line = try decodeLine(status: 205, contentType: nil, body: "test") { $0.decoding.strictTypes = true }
         #expect(line.errorCode == "unacceptableContentType" && line.urlErrorCode == -1016)
         #expect(line.errorMessage == "Request failed: unacceptable content-type: (null)")
     }
@@ -87,7 +87,7 @@ struct AFNetworkingParityTests {
     // AFJSONResponseSerializationTests.testThatJSONResponseSerializerDoesNotAcceptNonStandardJSONMimeType
     @Test func jsonDoesNotAcceptNonStandardType() throws {
         let strict = try decodeLine(status: 200, contentType: "nonstandard/json", body: #"{"foo":"bar"}"#) {
-            $0.strictTypes = true
+            $0.decoding.strictTypes = true
         }
         #expect(strict.errorCode == "unacceptableContentType")
         #expect(strict.errorMessage == "Request failed: unacceptable content-type: nonstandard/json")
@@ -149,8 +149,8 @@ struct AFNetworkingParityTests {
     // …testThatXMLParserResponseSerializerDoesNotAcceptsNonStandardXMLMimeType (a serializer with only xml's types)
     @Test func xmlDoesNotAcceptNonStandardType() throws {
         let line = try decodeLine(status: 200, contentType: "nonstandard/xml", body: Self.afXML) {
-            $0.chain = [ChainEntry(decoder: XMLBodyDecoder())]
-            $0.strictTypes = true
+            $0.decoding.chain = [ChainEntry(decoder: XMLBodyDecoder())]
+            $0.decoding.strictTypes = true
         }
         #expect(line.errorCode == "unacceptableContentType" && line.urlErrorCode == -1016)
     }
@@ -228,16 +228,16 @@ struct AFNetworkingParityTests {
         let space = try decodeLine(status: 404, contentType: "application/json", body: " ")
         #expect(space.errorCode == "unacceptableStatusCode" && !space.hasValue && space["body"] != nil)
         // no / no / non-empty → -1011 over -1016 (with a type check: --strict-types)
-        let neither = try decodeLine(status: 404, contentType: "text/html", body: "not found") { $0.strictTypes = true }
+        let neither = try decodeLine(status: 404, contentType: "text/html", body: "not found") { $0.decoding.strictTypes = true }
         #expect(neither.errorCode == "unacceptableStatusCode" && neither.underlyingCode == "unacceptableContentType")
         #expect(neither.errorMessage == "Request failed: not found (404)")
         // MIME nil / non-empty → -1016 "(null)" (with a type check)
-        let noType = try decodeLine(status: 200, contentType: nil, body: "{}") { $0.strictTypes = true }
+        let noType = try decodeLine(status: 200, contentType: nil, body: "{}") { $0.decoding.strictTypes = true }
         #expect(noType.errorMessage == "Request failed: unacceptable content-type: (null)")
         // MIME nil / empty → exempt
-        #expect(try decodeLine(status: 200, contentType: nil, body: "") { $0.strictTypes = true }.ok == true)
+        #expect(try decodeLine(status: 200, contentType: nil, body: "") { $0.decoding.strictTypes = true }.ok == true)
         // yes / mismatched MIME / empty: AF says NO without an error object; SPEC §3.3 makes it -1016.
-        let mismatchedEmpty = try decodeLine(status: 200, contentType: "text/html", body: "") { $0.strictTypes = true }
+        let mismatchedEmpty = try decodeLine(status: 200, contentType: "text/html", body: "") { $0.decoding.strictTypes = true }
         #expect(mismatchedEmpty.errorCode == "unacceptableContentType")
     }
 
@@ -306,7 +306,7 @@ struct AlamofireParityTests {
     @Test(arguments: ["application/json", "*/*", "application/*", "*/json"])
     func acceptableTypesIncludingWildcards(_ pattern: String) throws {
         let line = try decodeLine(status: 200, contentType: "application/json", body: "{}") {
-            $0.chain = [ChainEntry(decoder: JSONBodyDecoder(), acceptableTypes: [MediaTypePattern(pattern)!])]
+            $0.decoding.chain = [ChainEntry(decoder: JSONBodyDecoder(), acceptableTypes: [MediaTypePattern(pattern)!])]
         }
         #expect(line.decoder == "json" && line.ok == true)
     }
@@ -314,8 +314,8 @@ struct AlamofireParityTests {
     // ValidationTests: ContentType …UnacceptableContentTypeResponseFails (with a type check)
     @Test func unacceptableContentType() throws {
         let line = try decodeLine(status: 200, contentType: "application/xml", body: "<a/>") {
-            $0.chain = [ChainEntry(decoder: JSONBodyDecoder(), acceptableTypes: [MediaTypePattern("application/octet-stream")!])]
-            $0.strictTypes = true
+            $0.decoding.chain = [ChainEntry(decoder: JSONBodyDecoder(), acceptableTypes: [MediaTypePattern("application/octet-stream")!])]
+            $0.decoding.strictTypes = true
         }
         #expect(line.errorCode == "unacceptableContentType")
         #expect(line.errorMessage == "Request failed: unacceptable content-type: application/xml")
@@ -323,7 +323,7 @@ struct AlamofireParityTests {
 
     // ValidationTests: ContentType …NoAcceptableContentTypeResponseSucceedsWhenNoDataIsReturned
     @Test func noDataSkipsTheTypeCheck() throws {
-        let line = try decodeLine(status: 204, contentType: nil, body: "") { $0.strictTypes = true }
+        let line = try decodeLine(status: 204, contentType: nil, body: "") { $0.decoding.strictTypes = true }
         #expect(line.ok == true)
     }
 
@@ -331,7 +331,7 @@ struct AlamofireParityTests {
     @Test func statusCodeSets() throws {
         #expect(try decodeLine(status: 200, contentType: "application/json", body: "{}").ok == true)
         let custom = try decodeLine(status: 404, contentType: nil, body: "") {
-            $0.acceptableStatusCodes = StatusCodeSet(parsing: "200")!
+            $0.decoding.acceptableStatusCodes = StatusCodeSet(parsing: "200")!
         }
         #expect(custom.errorCode == "unacceptableStatusCode")
         #expect(StatusCodeSet(parsing: "200-299,304")?.contains(304) == true)

@@ -19,7 +19,7 @@ public struct ImageBodyDecoder: BodyDecoder {
     ) throws(RecordError) -> Bool {
         // AF's image serializer gives no image and no error for an empty body.
         if Self.isNoContent(body) { return false }
-        let options = ImageOptions(context.configuration)
+        let options = ImageOptions(context.options)
         let r = ByteReader(body)
         var info: ImageInfo
         var warnings: [String] = []
@@ -37,7 +37,7 @@ public struct ImageBodyDecoder: BodyDecoder {
             warnings.insert("the Content-Type says \(declared) but the body is \(info.format)", at: 0)
         }
         context.warnings += warnings
-        info.write(to: output, scale: context.configuration.imageScale)
+        info.write(to: output, scale: context.options.imageScale)
         return true
     }
 
@@ -70,7 +70,7 @@ public struct ImageBodyDecoder: BodyDecoder {
     }
 }
 
-/// The image settings of one decode, taken from the configuration.
+/// The image settings of one decode, taken from the decoder options.
 struct ImageOptions {
     /// Decode the pixels (`--inflate`).
     var inflate: Bool
@@ -84,25 +84,25 @@ struct ImageOptions {
     var maxScanPixels: Int
     /// libjpeg's memory cap (`--max-image-memory`).
     var maxMemory: Int
+    /// Most warnings of one image (`--max-warnings`).
+    var maxWarnings: Int
 
-    init(_ configuration: Configuration) {
-        let limits = configuration.limits
-        self.init(
-            inflate: configuration.imageInflate, maxPixels: limits.maxImagePixels,
-            maxChunkBytes: limits.maxImageChunkBytes, maxScans: limits.maxJPEGScans,
-            maxScanPixels: limits.maxJPEGScanPixels, maxMemory: limits.maxImageMemory)
+    init(_ options: DecoderOptions) {
+        let limits = options.limits
+        inflate = options.imageInflate
+        maxPixels = limits.maxImagePixels
+        maxChunkBytes = limits.maxImageChunkBytes
+        maxScans = limits.maxJPEGScans
+        maxScanPixels = limits.maxJPEGScanPixels
+        maxMemory = limits.maxImageMemory
+        maxWarnings = limits.maxWarnings
     }
 
-    init(
-        inflate: Bool, maxPixels: Int = 100_000_000, maxChunkBytes: Int = 8_000_000, maxScans: Int = 1000,
-        maxScanPixels: Int = 2_000_000_000, maxMemory: Int = 256 << 20
-    ) {
-        self.inflate = inflate
-        self.maxPixels = maxPixels
-        self.maxChunkBytes = maxChunkBytes
-        self.maxScans = maxScans
-        self.maxScanPixels = maxScanPixels
-        self.maxMemory = maxMemory
+    /// The default limits' settings, decoding the pixels or not (for tests).
+    init(inflate: Bool) {
+        var options = DecoderOptions()
+        options.imageInflate = inflate
+        self.init(options)
     }
 }
 

@@ -50,11 +50,11 @@ enum PNGImage {
     ) throws(RecordError) {
         let r = ByteReader(body)
         var offset = 8
-        // Warnings of the walk, at most `maxWarnings` (a file of millions of bad chunks must not make a huge line).
-        let maxWarnings = 16
+        // At most `maxWarnings` warnings, the last one counting the rest, as on the line (a file of millions of bad
+        // chunks must not make a huge line).
         var suppressed = 0
         func warn(_ text: @autoclosure () -> String) {
-            if warnings.count < maxWarnings { warnings.append(text()) } else { suppressed += 1 }
+            if warnings.count < options.maxWarnings - 1 { warnings.append(text()) } else { suppressed += 1 }
         }
         defer { if suppressed > 0 { warnings.append("png: \(suppressed) more warnings like these") } }
         // Made on the first compressed text chunk: most images have none (inflateInit and its buffer per record

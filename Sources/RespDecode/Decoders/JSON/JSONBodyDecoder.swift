@@ -15,7 +15,7 @@ public struct JSONBodyDecoder: BodyDecoder {
         // An empty body, or exactly one space (Rails' `head :ok`), means "no content": no value and no error (SPEC §3.7).
         if Self.isNoContent(body) { return false }
         let options = JSONTranscoder.Options(
-            stripNulls: context.configuration.stripNulls, maxDepth: context.configuration.limits.maxDepth)
+            stripNulls: context.options.stripNulls, maxDepth: context.options.limits.maxDepth)
         try JSONTranscoder(options: options).transcode(body, into: output)
         return true
     }

@@ -18,7 +18,7 @@ public struct PlistBodyDecoder: BodyDecoder {
         _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
     ) throws(RecordError) -> Bool {
         if Self.isNoContent(body) { return false }
-        let limits = context.configuration.limits
+        let limits = context.options.limits
         if body.count >= 6 && body[0] == UInt8(ascii: "b") && body[1] == UInt8(ascii: "p") && body[2] == UInt8(ascii: "l")
             && body[3] == UInt8(ascii: "i") && body[4] == UInt8(ascii: "s") && body[5] == UInt8(ascii: "t")
         {

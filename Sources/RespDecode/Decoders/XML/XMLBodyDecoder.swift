@@ -13,10 +13,10 @@ public struct XMLBodyDecoder: BodyDecoder {
         _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
     ) throws(RecordError) -> Bool {
         if Self.isNoContent(body) { return false }
-        let configuration = context.configuration
+        let options = context.options
         let writer = XMLTreeWriter(
-            output: output, keepWhitespace: configuration.xmlKeepWhitespace,
-            maxDepth: configuration.limits.maxDepth, maxValueBytes: configuration.limits.maxValueBytes)
+            output: output, keepWhitespace: options.xmlKeepWhitespace,
+            maxDepth: options.limits.maxDepth, maxValueBytes: options.limits.maxValueBytes)
         let mark = output.mark
         let outcome = LibXML2.parse(body, encoding: context.charset, sink: writer, warnings: &context.warnings)
         if let error = outcome.error(code: .invalidXML, sinkError: writer.error) {

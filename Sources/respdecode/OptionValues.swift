@@ -1,0 +1,76 @@
+public import ArgumentParser
+public import Logging
+public import RespDecode
+
+/*
+ The types of the options' values. Each parses its argument (ArgumentParser lists the choices of an enumeration in
+ --help and in its error), prints its default in --help, and says how `respdecode config` writes it (ConfigValue).
+ */
+
+/// A value as a config file writes it.
+protocol ConfigValue: Sendable {
+    var configValue: ConfigFile.Value { get }
+}
+
+extension Int: ConfigValue {
+    var configValue: ConfigFile.Value { .integer(self) }
+}
+
+extension Double: ConfigValue {
+    var configValue: ConfigFile.Value { .double(self) }
+}
+
+extension InputFormat: ExpressibleByArgument, ConfigValue {
+    var configValue: ConfigFile.Value { .string(rawValue) }
+}
+
+extension OutputStyle: ExpressibleByArgument, ConfigValue {
+    var configValue: ConfigFile.Value { .string(rawValue) }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument, ConfigValue {
+    var configValue: ConfigFile.Value { .string(rawValue) }
+}
+
+extension StatusCodeSet: ExpressibleByArgument, ConfigValue {
+    /// Codes and inclusive ranges: `200-299,304`.
+    public init?(argument: String) { self.init(parsing: argument) }
+    var configValue: ConfigFile.Value { .string(description) }
+}
+
+/// A number of bytes as people write it: `4096`, `64KiB`, `64MiB`, `1G` (``ByteCount``); written back with the
+/// largest unit that divides it exactly (`64KiB`, `8000000`).
+///
+/// Any argument parses, so that the option's row can say what a size is: text that is no size has no bytes
+/// (``bytes`` is -1) and keeps what was written for the message.
+struct ByteSize: Hashable, Sendable, ExpressibleByArgument, CustomStringConvertible, ConfigValue {
+    var bytes: Int
+    /// The argument as written, when this came from one.
+    var written: String?
+
+    init(_ bytes: Int) { self.bytes = bytes }
+
+    init(argument: String) {
+        bytes = ByteCount.parse(argument) ?? -1
+        written = argument
+    }
+
+    var description: String {
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] where bytes > 0 && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return String(bytes)
+    }
+
+    /// A number when there is no unit, as people write one in JSON.
+    var configValue: ConfigFile.Value {
+        let text = description
+        return Int(text) == nil ? .string(text) : .integer(bytes)
+    }
+}
+
+/// A bound as the messages and docs/options.md write it: `1000`, not `1000.0`.
+func boundText<Value>(_ value: Value) -> String {
+    if let double = value as? Double, double.rounded() == double, abs(double) < 1e15 { return String(Int(double)) }
+    return "\(value)"
+}
