@@ -1,4 +1,5 @@
-"""What the bench/ scripts share: messages, scratch folders, the release build, hyperfine, load average."""
+"""What the bench/ scripts share: messages, scratch folders, the release build, HTTP responses, hyperfine, load
+average."""
 import json
 import os
 import statistics
@@ -57,6 +58,12 @@ def respdecode_binary(no_build):
     if no_build:
         return os.path.join(ROOT, BUILD_DIR, "release", "respdecode")
     return release_build()
+
+
+def http_response(body, content_type):
+    """`body` as an HTTP/1.1 200 response with its Content-Type and Content-Length."""
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
+    return head.encode() + body
 
 
 def hyperfine_results(commands, runs, export):
