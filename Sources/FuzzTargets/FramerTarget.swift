@@ -21,9 +21,11 @@ enum FramerTarget {
         if let mismatch = verdict.mismatches.first { violated("\(F.self): \(mismatch)") }
     }
 
-    /// The line of `item` (its `seq` 0: only the items are compared), checked: one line, valid JSON, the same after a
+    /// The line of `framed` (its `seq` 0: only the items are compared), checked: one line, valid JSON, the same after a
     /// trip through `frame`.
-    private static func line<F>(for item: FramedItem, _ decoder: CompoundDecoder, framer: F.Type) -> String {
+    private static func line<F>(for framed: FramedItem, _ decoder: CompoundDecoder, framer: F.Type) -> String {
+        // As the workers do before writing a line.
+        let item = framed.checkingPayloadDigest()
         let out = OutputBuffer()
         let source = ResultLine.Source(seq: 0, offset: item.offset, input: nil)
         _ = decoder.writeLine(for: item, source: source, into: out)

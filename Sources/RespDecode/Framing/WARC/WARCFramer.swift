@@ -880,7 +880,10 @@ public struct WARCFramer: RecordFramer {
         case .item(.failure(var failure), _):
             failure.error.message += "; " + message
             return failure
-        case .item(.record(let record), let bytes):
+        case .item(.record(var record), let bytes):
+            // (Rare: the member the record ended in turned out bad. Its digest is checked here, as the record's
+            // information goes with the failure.)
+            record.checkPayloadDigest()
             return FramingFailure(
                 offset: record.offset, error: RecordError(code, message), status: record.status,
                 headers: record.headers,

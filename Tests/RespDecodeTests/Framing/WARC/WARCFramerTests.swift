@@ -100,7 +100,8 @@ enum WARCFixtures {
     ]
 }
 
-/// Frames `input` fed in pieces of the given sizes (the rest in one piece).
+/// Frames `input` fed in pieces of the given sizes (the rest in one piece), and checks payload digests as the
+/// workers do.
 func warcItems(
     _ input: [UInt8], pieces: [Int] = [], types: Set<String>? = nil, limits: Limits = Limits(),
     verifyDigests: Bool = true
@@ -110,7 +111,7 @@ func warcItems(
 }
 
 func warcItems(_ framer: inout WARCFramer, _ input: [UInt8], pieces: [Int] = []) -> [FramedItem] {
-    FramerSplits.feed(&framer, input, pieces: pieces)
+    FramerSplits.feed(&framer, input, pieces: pieces).map { $0.checkingPayloadDigest() }
 }
 
 /// A compact, comparable summary of a WARC item.
@@ -148,9 +149,10 @@ func warcEverySplit(
 ) -> [FramedItem] {
     let verdict = FramerSplits.verify(
         input, randomSplits: randomRuns, maxPiece: 97, make: { WARCFramer(limits: limits, types: types) },
-        describe: describeWARCFully, state: { "skipped: \($0.skippedRecords.sorted { $0.key < $1.key })" })
+        describe: { describeWARCFully($0.checkingPayloadDigest()) },
+        state: { "skipped: \($0.skippedRecords.sorted { $0.key < $1.key })" })
     #expect(verdict.mismatches == [], sourceLocation: sourceLocation)
-    return verdict.items
+    return verdict.items.map { $0.checkingPayloadDigest() }
 }
 
 extension FramedItem {
