@@ -212,23 +212,9 @@ public final class StreamRunner {
             }
             format = detected ?? .http
         }
-        // One specialised loop per framing: the framer's calls stay direct.
-        let limits = configuration.limits
-        switch format {
-        case .auto, .http:
-            var framer = HTTPStreamFramer(limits: limits)
-            pump(&framer, &buffer, fd: fd, ended: ended, input: input)
-        case .warc:
-            var framer = WARCFramer(
-                limits: limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
-            pump(&framer, &buffer, fd: fd, ended: ended, input: input)
-        case .har:
-            var framer = HARFramer(limits: limits)
-            pump(&framer, &buffer, fd: fd, ended: ended, input: input)
-        case .ndjson:
-            var framer = NDJSONFramer(limits: limits)
-            pump(&framer, &buffer, fd: fd, ended: ended, input: input)
-        }
+        // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
+        var framer = InputDetection.framer(for: format, configuration: configuration)
+        pump(&framer, &buffer, fd: fd, ended: ended, input: input)
     }
 
     /// Feeds the rest of the input through `framer`, handing every item to the pool, and counts what it skipped.
