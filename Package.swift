@@ -92,7 +92,7 @@ let package = Package(
             name: "EndToEndTests",
             // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members) at
             // test time.
-            dependencies: ["respdecode", "CZlib", "CZstd", "CBrotliEncoder"]
+            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder"]
         ),
     ]
 )
