@@ -51,8 +51,10 @@
 
  A failure's `bytes` counts the bytes it stands for in the stream framed: inflated bytes, for gzip input.
 
- Memory: the framer holds the record being framed (bounded by the limits) and unparsed input; compressed input is
- inflated only as the framer asks for it. A framer holds a reference to its gzip state: do not copy one mid-stream.
+ Memory: the framer holds the record being framed (bounded by the limits); unparsed input stays in the caller's
+ FramerInput. Compressed input is inflated only as the framer asks for it, into the framer's own buffer of the
+ inflated stream (at most a record and 32 KiB more). A framer holds a reference to its gzip state: do not copy one
+ mid-stream.
  */
 import Glibc
 
