@@ -65,14 +65,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What framers' tests and the fuzz targets share: the every-split verifier, the corpora locator, the seeded
+        // generator. The library's public API only.
+        .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode"]),
         // One fuzz target per parser, through the library's public API only (see FuzzTarget.swift).
-        .target(name: "FuzzTargets", dependencies: ["RespDecode"]),
+        .target(name: "FuzzTargets", dependencies: ["RespDecode", "RespDecodeTestSupport"]),
         .executableTarget(name: "respdecode-fuzz", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "RespDecodeTests",
             // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on; the compressors to make
             // gzip, deflate, zstd and br test bodies and .warc.gz members at run time.
-            dependencies: ["RespDecode", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder"],
+            dependencies: ["RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder"],
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
@@ -89,7 +92,7 @@ let package = Package(
             name: "EndToEndTests",
             // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members) at
             // test time.
-            dependencies: ["respdecode", "CZlib", "CZstd", "CBrotliEncoder"]
+            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder"]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 /// Hostile XML and plist bodies through the real binary, each within 1 s of CPU time and 256 MB of resident memory
@@ -6,14 +7,10 @@ import Testing
 /// safe value), nothing on stderr, and exit 0.
 @Suite("Hostile documents", .serialized)
 struct HostileDocumentTests {
-    static let corpora: URL = {
-        if let path = ProcessInfo.processInfo.environment["RESPDECODE_CORPORA"] {
-            return URL(fileURLWithPath: path, isDirectory: true)
-        }
-        return EndToEndTests.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
-    }()
+    /// The shared corpora (RespDecodeTestSupport's locator).
+    static var corpora: URL { Corpora.root }
 
-    static var corporaAvailable: Bool { FileManager.default.fileExists(atPath: corpora.path) }
+    static var corporaAvailable: Bool { Corpora.available }
 
     /// The regular files below `folder` of the corpora, as paths relative to the corpora root, sorted.
     static func allFiles(under folder: String) -> [String] {

@@ -8,6 +8,9 @@
 ///
 /// A HAR document whose first key is not `log` is read as ndjson, and every line of it fails: `--input har` says
 /// what it is (README, "Input framings").
+///
+/// A framing is its framer (a ``RecordFramer``: a state machine over the runner's ``FramerInput``), its case of
+/// ``InputFormat``, its line in ``decide(_:)`` and its line in ``framer(for:configuration:)``, both here.
 public enum InputDetection {
     /// How many leading bytes detection wants to see (fewer at end of input is fine): enough for a BOM, an
     /// indented `{` and `"log"`.
@@ -55,6 +58,18 @@ public enum InputDetection {
         if key.starts(with: "\"log\"".utf8) { return .format(.har) }
         if key.isEmpty || proper(key, prefixOf: "\"log\"") { return .undecided }
         return .format(.ndjson)
+    }
+
+    /// A new framer for `format` (`auto`, undecided: raw HTTP).
+    public static func framer(for format: InputFormat, configuration: Configuration) -> any RecordFramer {
+        let limits = configuration.limits
+        return switch format {
+        case .auto, .http: HTTPStreamFramer(limits: limits)
+        case .warc:
+            WARCFramer(limits: limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
+        case .har: HARFramer(limits: limits)
+        case .ndjson: NDJSONFramer(limits: limits)
+        }
     }
 
     private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) {

@@ -4,17 +4,19 @@
 /// - any split of the same input gives the same items;
 /// - every input byte belongs to exactly one item or is inter-record filler (blank lines), so nothing is lost silently;
 /// - after bad input it resynchronises and goes on; it never stops early;
-/// - it holds at most one record plus the unparsed input it was given.
+/// - it holds at most one record besides the ``FramerInput`` it is lent.
 ///
-/// Usage: `append` what was read, then call `next()` until it returns `nil`; at end of input call `finish()` and
-/// drain `next()` once more.
+/// Usage, in the shape of SwiftNIO's `ByteToMessageDecoder`: the owner of a ``FramerInput`` writes what was read into
+/// it and calls `decode(buffer:)` until it returns `nil` (more input is needed); at the end of input it calls
+/// `decodeLast(buffer:seenEOF:)` until that returns `nil`. A framer consumes from the input by moving its reader
+/// index, and keeps nothing of it across calls but its own state.
 public protocol RecordFramer {
-    /// Adds input bytes. Nothing is parsed until `next()`.
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>)
-    /// Declares the end of the input.
-    mutating func finish()
-    /// The next complete item, or `nil` when more input is needed (after `finish()`: when the input is exhausted).
-    mutating func next() -> FramedItem?
+    /// The next complete item from `buffer`, or `nil` when more input is needed.
+    mutating func decode(buffer: inout FramerInput) -> FramedItem?
+    /// The next item once no more input will come. `seenEOF`: the input ended (a record it leaves unfinished is
+    /// `truncatedRecord`); `false`: reading stopped early (a signal), and only complete items are given, as by
+    /// `decode`. `nil` when there are none left.
+    mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem?
     /// Records read but deliberately not yielded (WARC records of types not chosen), by kind, for the statistics.
     var skippedRecords: [String: Int] { get }
 }
@@ -22,17 +24,12 @@ public protocol RecordFramer {
 extension RecordFramer {
     public var skippedRecords: [String: Int] { [:] }
 
-    /// Adds input bytes.
-    public mutating func append(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { append($0) }
-    }
-
     /// Frames a whole in-memory input at once.
-    public mutating func frameAll(_ bytes: [UInt8]) -> [FramedItem] {
-        append(bytes)
-        finish()
+    public mutating func frameAll(_ bytes: some Collection<UInt8>) -> [FramedItem] {
+        var input = FramerInput(bytes)
         var items: [FramedItem] = []
-        while let item = next() { items.append(item) }
+        while let item = decode(buffer: &input) { items.append(item) }
+        while let item = decodeLast(buffer: &input, seenEOF: true) { items.append(item) }
         return items
     }
 }

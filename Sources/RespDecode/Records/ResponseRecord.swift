@@ -63,8 +63,12 @@ public struct WARCRecordInfo: Sendable, Hashable {
     public var recordId: String?
     /// `WARC-Date`, as written.
     public var date: String?
-    /// The outcome of checking `WARC-Payload-Digest`; `nil` when the record has none, or its algorithm is unknown.
+    /// The outcome of checking `WARC-Payload-Digest`; `nil` when the record has none, or its algorithm is unknown —
+    /// or while the check is still pending.
     public var digest: DigestCheck?
+    /// The digest the framer found and left for a worker to check (``ResponseRecord/checkPayloadDigest()``, before
+    /// the line is written): `digest` is set then.
+    public var pendingDigest: PendingPayloadDigest?
 
     public init(type: String, recordId: String? = nil, date: String? = nil, digest: DigestCheck? = nil) {
         self.type = type
@@ -134,7 +138,7 @@ public enum FramedItem: Sendable {
     /// Bytes the item holds (its body, or the failure's excerpt): what the runtime's in-flight budget counts.
     var heldBytes: Int {
         switch self {
-        case .record(let record): record.body.count
+        case .record(let record): record.body.count + (record.warc?.pendingDigest?.storedPayload?.count ?? 0)
         case .failure(let failure): failure.excerpt.count
         }
     }

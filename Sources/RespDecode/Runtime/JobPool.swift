@@ -101,7 +101,9 @@ public final class JobPool: @unchecked Sendable {
                 return queue.removeFirst()
             }
             guard let (batch, stream) = next else { return }
-            for (item, source) in batch.items {
+            for (framed, source) in batch.items {
+                // The WARC payload digest is checked here, on the workers, not on the one reading thread.
+                let item = framed.checkingPayloadDigest()
                 let outcome: LineOutcome
                 if pretty {
                     scratch.removeAll()

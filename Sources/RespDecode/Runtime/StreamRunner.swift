@@ -143,7 +143,7 @@ public final class StreamRunner {
     private func runFiles(namedIn list: InputSource) {
         guard let fd = open(list) else { return }
         defer { if case .file = list { close(fd) } }
-        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 * 1024)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         var line: [UInt8] = []
         var overlong = false
@@ -168,7 +168,7 @@ public final class StreamRunner {
         while !stopped {
             let n = readSome(fd, into: chunk, input: list, counting: false)
             if n <= 0 { break }
-            var rest = UnsafeBufferPointer(rebasing: chunk[0..<n])
+            var rest = UnsafeBufferPointer(rebasing: chunk.bindMemory(to: UInt8.self)[0..<n])
             while !rest.isEmpty && !stopped {
                 let end = rest.firstIndex(of: 0x0A)
                 let piece = UnsafeBufferPointer(rebasing: rest[..<(end ?? rest.endIndex)])
@@ -186,78 +186,64 @@ public final class StreamRunner {
         guard let fd = open(input) else { return }
         defer { if case .file = input { close(fd) } }
 
-        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
-        defer { chunk.deallocate() }
-
+        // The input's bytes, read straight into (no copy per chunk) and lent to the framer.
+        var buffer = FramerInput(capacity: readSize)
         // Detection wants the first bytes; a pipe may deliver them a few at a time. An idle pipe gets decided on
         // what it has sent, so its lines are not held back — unless what it has sent cannot decide yet (`WAR`, `{`):
         // then reading blocks for more.
-        var prefix: [UInt8] = []
         var ended = false
-        func undecided() -> Bool {
-            configuration.input == .auto
-                && prefix.withUnsafeBufferPointer(InputDetection.decide) == .undecided
+        func decision() -> InputDetection.Decision {
+            buffer.withBytes(in: buffer.readerIndex..<buffer.writerIndex, InputDetection.decide)
         }
-        while prefix.count < InputDetection.prefixLength && (prefix.isEmpty || inputReady(fd) || undecided()) {
-            let n = readSome(fd, into: chunk, input: input)
-            if n <= 0 {
+        while buffer.readableBytes < InputDetection.prefixLength
+            && (buffer.readableBytes == 0 || inputReady(fd) || configuration.input == .auto && decision() == .undecided)
+        {
+            if readSome(fd, into: &buffer, input: input) <= 0 {
                 ended = true
                 break
             }
-            prefix.append(contentsOf: chunk[0..<n])
         }
-        if stopped && prefix.isEmpty { return }
+        if stopped && buffer.readableBytes == 0 { return }
         var format = configuration.input
         if format == .auto {
-            let detected = prefix.withUnsafeBufferPointer(InputDetection.detect)
-            if detected == nil && prefix.count >= 5 {
+            let detected = buffer.withBytes(in: buffer.readerIndex..<buffer.writerIndex, InputDetection.detect)
+            if detected == nil && buffer.readableBytes >= 5 {
                 logger.warning("\(input.logName) does not start like any known framing; reading it as raw HTTP")
             }
             format = detected ?? .http
         }
-        // One specialised loop per framing: the framer's calls stay direct.
-        let limits = configuration.limits
-        switch format {
-        case .auto, .http:
-            var framer = HTTPStreamFramer(limits: limits)
-            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
-        case .warc:
-            var framer = WARCFramer(
-                limits: limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
-            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
-        case .har:
-            var framer = HARFramer(limits: limits)
-            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
-        case .ndjson:
-            var framer = NDJSONFramer(limits: limits)
-            pump(&framer, fd: fd, prefix: prefix, ended: ended, chunk: chunk, input: input)
-        }
+        // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
+        var framer = InputDetection.framer(for: format, configuration: configuration)
+        pump(&framer, &buffer, fd: fd, ended: ended, input: input)
     }
 
     /// Feeds the rest of the input through `framer`, handing every item to the pool, and counts what it skipped.
     /// After a stop (a signal, or output gone) the records already complete still get their lines; the partial one
     /// at the end is left unread rather than reported as truncated.
     private func pump<Framer: RecordFramer>(
-        _ framer: inout Framer, fd: Int32, prefix: [UInt8], ended: Bool, chunk: UnsafeMutableBufferPointer<UInt8>,
-        input: InputSource
+        _ framer: inout Framer, _ buffer: inout FramerInput, fd: Int32, ended: Bool, input: InputSource
     ) {
-        framer.append(prefix)
-        drain(&framer, input: input)
+        drain(&framer, &buffer, input: input)
         var ended = ended
         while !ended && !stopped {
             // About to block on a pipe with nothing in it: let the reader downstream have what is done.
             if !batch.items.isEmpty && !inputReady(fd) { submitBatch() }
-            let n = readSome(fd, into: chunk, input: input)
+            let n = readSome(fd, into: &buffer, input: input)
             if n <= 0 {
                 ended = n == 0 || !stopped
                 break
             }
-            framer.append(UnsafeBufferPointer(rebasing: chunk[0..<n]))
-            drain(&framer, input: input)
+            drain(&framer, &buffer, input: input)
         }
-        if ended { framer.finish() }
-        drain(&framer, input: input)
+        drain(&framer, &buffer, input: input, last: true, seenEOF: ended)
         summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
+    }
+
+    /// Reads up to `readSize` bytes into `buffer`'s spare capacity (see the other `readSome`).
+    private func readSome(_ fd: Int32, into buffer: inout FramerInput, input: InputSource) -> Int {
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: readSize) { spare in
+            readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: spare[..<readSize]), input: input)
+        }
     }
 
     /// Reads up to a chunk; 0 at end of input (or after `idleTimeout` seconds without any); -1 after a read error
@@ -265,7 +251,7 @@ public final class StreamRunner {
     /// a signal).
     /// - Parameter counting: whether the bytes are input for the statistics (not a `--files-from` list's).
     private func readSome(
-        _ fd: Int32, into chunk: UnsafeMutableBufferPointer<UInt8>, input: InputSource, counting: Bool = true
+        _ fd: Int32, into chunk: UnsafeMutableRawBufferPointer, input: InputSource, counting: Bool = true
     ) -> Int {
         let deadline = idleTimeout.map { MonotonicClock.now + $0 }
         while true {
@@ -324,8 +310,13 @@ public final class StreamRunner {
         return poll(&descriptor, 1, 0) > 0
     }
 
-    private func drain(_ framer: inout some RecordFramer, input: InputSource) {
-        while let item = framer.next() {
+    /// Hands every item `framer` can make of `buffer` to the pool; `last`: no more input will come (`seenEOF`: it
+    /// ended, rather than reading stopped).
+    private func drain(
+        _ framer: inout some RecordFramer, _ buffer: inout FramerInput, input: InputSource, last: Bool = false,
+        seenEOF: Bool = false
+    ) {
+        while let item = last ? framer.decodeLast(buffer: &buffer, seenEOF: seenEOF) : framer.decode(buffer: &buffer) {
             batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, input: input.lineName)))
             batch.bytes += item.heldBytes
             seq += 1

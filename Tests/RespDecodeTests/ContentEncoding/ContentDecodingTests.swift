@@ -2,6 +2,7 @@ import CBrotliEncoder
 import CZlib
 import CZstd
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode

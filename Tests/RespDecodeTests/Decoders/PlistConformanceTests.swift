@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -74,7 +75,7 @@ struct PlistConformanceTests {
         Corpora.allFiles(under: "plist").filter(isData)
     }
 
-    @Test(.enabled(if: Corpora.available, Corpora.skipMessage))
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
     func everyFileGetsTheProjectsVerdict() throws {
         var accepted = 0
         var rejected = 0
@@ -106,7 +107,7 @@ struct PlistConformanceTests {
         #expect(rejected >= 20, "rejected \(rejected)")
     }
 
-    @Test(.enabled(if: Corpora.available, Corpora.skipMessage))
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
     func fuzzFilesNeverCrashOrHang() throws {
         var count = 0
         for path in Self.corpusFiles() where Self.fuzzFolders.contains(where: path.hasPrefix) {
@@ -126,7 +127,7 @@ struct PlistConformanceTests {
         #expect(count >= 40)
     }
 
-    @Test(.enabled(if: Corpora.available, Corpora.skipMessage))
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
     func valuesEqualPlistlibs() throws {
         let accepted = Self.corpusFiles().filter {
             !Self.matches($0, Self.mustReject) && !Self.matches($0, Self.openStep)

@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode

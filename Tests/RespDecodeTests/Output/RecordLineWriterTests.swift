@@ -14,11 +14,7 @@ struct RecordLineWriterTests {
 
     private func readBack(_ line: String) -> [FramedItem] {
         var framer = NDJSONFramer()
-        Array(line.utf8).withUnsafeBufferPointer { framer.append($0) }
-        framer.finish()
-        var items: [FramedItem] = []
-        while let item = framer.next() { items.append(item) }
-        return items
+        return framer.frameAll(Array(line.utf8))
     }
 
     @Test func aWARCRecordWithEverythingReadsBackTheSame() throws {

@@ -3,7 +3,8 @@
  members"), as `.warc.gz` files do: WARC 1.1 annex D writes one member per record, so a reader can seek to a record and
  one damaged member costs one record.
 
- The caller appends compressed input as it arrives and pulls events: a member starts (at this compressed offset),
+ The caller keeps the compressed input (a FramerInput: the stream runner's, read straight into) and pulls events,
+ passing it to each call; the inflater consumes from it and keeps none of it between calls. The events: a member starts (at this compressed offset),
  inflated bytes, a member ends (its CRC-32 and length checked by zlib), a member is corrupt (zlib's message), the input
  ended inside a member. After a corrupt member, inflating resumes at the next member header (1F 8B 08) after the point
  where zlib gave up. A header found that way which fails again is reported again, even before it gives any output: it
@@ -68,10 +69,10 @@ final class GzipMembers {
 
     private let stream: UnsafeMutablePointer<z_stream>
     private let started: Bool
-    private var input: [UInt8] = []
-    private var inputPosition = 0
-    /// Compressed offset of `input[0]`.
-    private var inputBase: Int64 = 0
+    /// The caller's compressed input, lent for one `next` call (swapped in and back); its offsets are compressed
+    /// offsets. Unread: `input[inputPosition...]`.
+    private var input = FramerInput()
+    /// The input has ended (no more will be written to it).
     private var finished = false
     private var phase = Phase.betweenMembers
     /// An event found together with output, to report on the next call.
@@ -89,9 +90,7 @@ final class GzipMembers {
     /// Bytes zlib has given for the member it is inflating.
     private var memberProduced = 0
 
-    /// - Parameter base: the offset of the first byte appended in the whole input (where gzip data starts after plain).
-    init(base: Int64 = 0) {
-        inputBase = base
+    init() {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         // 15 + 16: a gzip wrapper (not zlib, not raw), 32 KiB window; zlib checks the CRC-32 and length trailer.
@@ -107,35 +106,21 @@ final class GzipMembers {
         stream.deallocate()
     }
 
-    /// Compressed bytes appended and not read yet.
-    var pendingInputCount: Int { input.count - inputPosition }
+    private var inputPosition: Int {
+        get { input.readerIndex }
+        set { input.readerIndex = newValue }
+    }
 
     /// The compressed offset of the next byte to read.
-    var inputOffset: Int64 { inputBase + Int64(inputPosition) }
+    private var inputOffset: Int64 { input.readerOffset }
 
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(!finished, "append after finish")
-        compact()
-        input.append(contentsOf: bytes)
-    }
-
-    func finish() { finished = true }
-
-    private func compact() {
-        guard inputPosition > 0 else { return }
-        if inputPosition == input.count {
-            input.removeAll(keepingCapacity: true)
-        } else if inputPosition >= 64 * 1024 && inputPosition * 2 >= input.count {
-            input.removeSubrange(0..<inputPosition)
-        } else {
-            return
-        }
-        inputBase += Int64(inputPosition)
-        inputPosition = 0
-    }
-
-    /// The next event; inflated bytes go to the start of `output` (which must not be empty).
-    func next(into output: UnsafeMutableBufferPointer<UInt8>) -> Event {
+    /// The next event, reading compressed bytes from `compressed` (its offsets are the compressed offsets reported);
+    /// inflated bytes go to the start of `output` (which must not be empty).
+    /// - Parameter ended: no more bytes will be written to `compressed`.
+    func next(from compressed: inout FramerInput, ended: Bool, into output: UnsafeMutableBufferPointer<UInt8>) -> Event {
+        finished = ended
+        swap(&input, &compressed)
+        defer { swap(&input, &compressed) }
         if let event = deferred {
             deferred = nil
             return event
@@ -145,19 +130,19 @@ final class GzipMembers {
             case .ended:
                 return .end
             case .betweenMembers:
-                guard inputPosition < input.count else {
+                guard inputPosition < input.writerIndex else {
                     if finished {
                         phase = .ended
                         return .end
                     }
                     return .needInput
                 }
-                if input[inputPosition] != 0x1F || inputPosition + 1 == input.count || input[inputPosition + 1] != 0x8B {
-                    if input[inputPosition] == 0x1F && inputPosition + 1 == input.count {
+                if input[inputPosition] != 0x1F || inputPosition + 1 == input.writerIndex || input[inputPosition + 1] != 0x8B {
+                    if input[inputPosition] == 0x1F && inputPosition + 1 == input.writerIndex {
                         // 1F: a member, or not, depending on the next byte; at the end, a member cut short.
                         guard finished else { return .needInput }
                         let start = inputOffset
-                        inputPosition = input.count
+                        inputPosition = input.writerIndex
                         phase = .ended
                         return .truncated(start)
                     }
@@ -166,7 +151,7 @@ final class GzipMembers {
                 guard started, inflateReset(stream) == Z_OK else {
                     // zlib could not start (out of memory): every member is unreadable.
                     let start = inputOffset
-                    inputPosition = input.count
+                    inputPosition = input.writerIndex
                     return .corrupt(member: start, message: "zlib could not start")
                 }
                 let start = inputOffset
@@ -196,10 +181,11 @@ final class GzipMembers {
 
     /// One call of `inflate`; `nil` when it only consumed input (a header, say) and the caller should go on.
     private func inflateSome(start: Int64, produced: Bool, into output: UnsafeMutableBufferPointer<UInt8>) -> Event? {
-        let available = input.count - inputPosition
-        let (status, consumed, written) = input.withUnsafeMutableBufferPointer { all -> (Int32, Int, Int) in
+        let available = input.writerIndex - inputPosition
+        let (status, consumed, written) = input.withUnsafeBufferPointer { all -> (Int32, Int, Int) in
             let take = min(available, 1 << 30)
-            stream.pointee.next_in = take > 0 ? all.baseAddress! + inputPosition : nil
+            // zlib does not write through next_in (it is `z_const` there).
+            stream.pointee.next_in = take > 0 ? UnsafeMutablePointer(mutating: all.baseAddress! + inputPosition) : nil
             stream.pointee.avail_in = UInt32(take)
             let room = min(output.count, 1 << 30)
             stream.pointee.next_out = output.baseAddress
@@ -222,7 +208,7 @@ final class GzipMembers {
             event = .memberEnd(start)
         case Z_OK:
             event = nil
-        case Z_BUF_ERROR where inputPosition == input.count:
+        case Z_BUF_ERROR where inputPosition == input.writerIndex:
             // No progress without more input.
             if finished {
                 phase = .ended
@@ -245,7 +231,7 @@ final class GzipMembers {
     /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate finds
     /// it valid: the inflated length, with the input read past the member. `nil` (nothing read) for zlib to do it.
     private func inflateWhole() -> Int? {
-        guard wholeEnabled, let wholeDecompressor, input.count - inputPosition >= 18,
+        guard wholeEnabled, let wholeDecompressor, input.writerIndex - inputPosition >= 18,
             input[inputPosition + 3] & 0x02 == 0
         else { return nil }
         if whole == nil { whole = .allocate(capacity: Self.wholeCapacity) }
@@ -292,7 +278,7 @@ final class GzipMembers {
             _ = memcpy(output.baseAddress!, all.baseAddress! + start, count)
         }
         inputPosition += count
-        return .plain(at: inputBase + Int64(start), count: count)
+        return .plain(at: input.offset(of: start), count: count)
     }
 
     /// Skips to the next member header (1F 8B 08) at or after `inputPosition`.
@@ -311,17 +297,17 @@ final class GzipMembers {
             }
             return nil
         }
-        if let found, found + 2 < input.count {
+        if let found, found + 2 < input.writerIndex {
             inputPosition = found
             phase = .betweenMembers
             return nil
         }
         if finished {
-            inputPosition = input.count
+            inputPosition = input.writerIndex
             phase = .ended
             return .end
         }
-        inputPosition = found ?? input.count
+        inputPosition = found ?? input.writerIndex
         return .needInput
     }
 }

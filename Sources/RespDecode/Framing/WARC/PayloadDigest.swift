@@ -12,6 +12,10 @@
  A digest of n bytes is 2n hex digits, ⌈8n/5⌉ Base32 characters (padded to a multiple of 8) and ⌈4n/3⌉ base64
  characters (padded to a multiple of 4): for the four algorithms known here those lengths never coincide without
  telling `=` or the alphabet apart, so a value decodes one way only.
+
+ The framer only parses the value: the hashing, the costly part of reading a .warc.gz, is left to the workers
+ (`PendingPayloadDigest`, checked by `ResponseRecord.checkPayloadDigest()` before the line is written), since the one
+ reading thread is what cannot be shared.
  */
 internal import CCrypto
 
@@ -157,5 +161,46 @@ enum PayloadDigest {
     /// Whether `data` has the expected digest (`nil`: libcrypto failed).
     static func matches(_ expected: Expected, _ data: UnsafeBufferPointer<UInt8>) -> Bool? {
         withDigest(expected.algorithm, of: data) { $0.elementsEqual(expected.value) }
+    }
+}
+
+/// A `WARC-Payload-Digest` the WARC framer found and left for a worker to check: the expected value, and which bytes
+/// the payload is.
+public struct PendingPayloadDigest: Sendable, Hashable {
+    let expected: PayloadDigest.Expected
+    /// The payload is the record's `body[payloadStart...]` (after the request head of a request record).
+    let payloadStart: Int
+    /// A response whose body was de-chunked: the payload as stored (chunked), checked when the body does not match,
+    /// as writers disagree on which one they digest (warcio issue 74).
+    let storedPayload: [UInt8]?
+}
+
+extension ResponseRecord {
+    /// Checks the payload digest the framer left pending, if any: sets `warc.digest` to `ok` or `mismatch` (or adds
+    /// a warning when libcrypto cannot compute it). The workers call it before writing each line (``JobPool``).
+    public mutating func checkPayloadDigest() {
+        guard let pending = warc?.pendingDigest else { return }
+        warc?.pendingDigest = nil
+        var ok = body.withUnsafeBufferPointer { body in
+            PayloadDigest.matches(pending.expected, UnsafeBufferPointer(rebasing: body[pending.payloadStart...]))
+        }
+        if ok == false, let stored = pending.storedPayload {
+            ok = stored.withUnsafeBufferPointer { PayloadDigest.matches(pending.expected, $0) }
+        }
+        switch ok {
+        case .some(true): warc?.digest = .ok
+        case .some(false): warc?.digest = .mismatch
+        case .none:
+            warnings.append("libcrypto could not compute the \(pending.expected.algorithm.rawValue) digest: not checked")
+        }
+    }
+}
+
+extension FramedItem {
+    /// The item with its pending payload digest checked (``ResponseRecord/checkPayloadDigest()``).
+    public func checkingPayloadDigest() -> FramedItem {
+        guard case .record(var record) = self, record.warc?.pendingDigest != nil else { return self }
+        record.checkPayloadDigest()
+        return .record(record)
     }
 }

@@ -51,8 +51,10 @@
 
  A failure's `bytes` counts the bytes it stands for in the stream framed: inflated bytes, for gzip input.
 
- Memory: the framer holds the record being framed (bounded by the limits) and unparsed input; compressed input is
- inflated only as the framer asks for it. A framer holds a reference to its gzip state: do not copy one mid-stream.
+ Memory: the framer holds the record being framed (bounded by the limits); unparsed input stays in the caller's
+ FramerInput. Compressed input is inflated only as the framer asks for it, into the framer's own buffer of the
+ inflated stream (at most a record and 32 KiB more). A framer holds a reference to its gzip state: do not copy one
+ mid-stream.
  */
 import Glibc
 
@@ -72,16 +74,16 @@ public struct WARCFramer: RecordFramer {
     private enum Mode { case undecided, plain, gzip }
     private var mode = Mode.undecided
     private var inflater: GzipMembers?
-    private var scratch: [UInt8] = []
     /// Resynchronising: the last call stopped at `position` for more input, so the byte there is yet to be checked.
     private var resyncResumed = false
 
-    // Unparsed input (inflated, for gzip): `buffer[position...]`; `bufferOffset` is the stream offset of `buffer[0]`.
-    private var buffer: [UInt8] = []
-    private var position = 0
-    private var bufferOffset: Int64 = 0
+    /// The stream framed; unparsed: `input[position...]`, its offsets stream offsets. Plain input: the caller's input,
+    /// lent for each step (swapped in and back, which costs nothing), empty between calls. gzip: the framer's own
+    /// buffer of inflated bytes, filled from the caller's compressed input (`pump`).
+    private var input = FramerInput()
+    /// The caller's input has ended (`decodeLast`).
     private var inputFinished = false
-    /// No more bytes will come into `buffer`.
+    /// No more bytes will come into `input`.
     private var dataEnded = false
 
     private var state = State.start
@@ -148,48 +150,45 @@ public struct WARCFramer: RecordFramer {
         self.verifyDigests = verifyDigests
     }
 
-    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(!inputFinished, "append after finish")
-        if mode == .gzip {
-            inflater?.append(bytes)
-        } else {
-            compact()
-            buffer.append(contentsOf: bytes)
-        }
-    }
-
-    public mutating func finish() {
-        inputFinished = true
-        switch mode {
-        case .gzip: inflater?.finish()
-        case .plain: dataEnded = true
-        case .undecided: break
-        }
-    }
-
-    public mutating func next() -> FramedItem? {
+    public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
         while true {
             if let item = outbox.pop() { return item }
-            if mode == .undecided {
-                guard decideMode() else { return nil }
-                continue
+            switch mode {
+            case .undecided:
+                guard decideMode(buffer) else { return nil }
+            case .plain:
+                swap(&input, &buffer)
+                let progressed = step()
+                swap(&input, &buffer)
+                if mode == .gzip {
+                    // `switchToGzip`: the rest of the caller's input is gzip members, inflated into a stream of our
+                    // own whose offsets go on from here.
+                    input = FramerInput(startingAt: buffer.readerOffset)
+                }
+                if !progressed { return nil }
+            case .gzip:
+                if step() || pump(&buffer) { continue }
+                return nil
             }
-            if step() { continue }
-            if pump() { continue }
-            return nil
         }
+    }
+
+    public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
+        if seenEOF {
+            inputFinished = true
+            if mode == .plain { dataEnded = true }
+        }
+        return decode(buffer: &buffer)
     }
 
     /// Plain or gzip, from the first two bytes (fewer at the end of input: plain).
-    private mutating func decideMode() -> Bool {
-        guard buffer.count >= 2 || inputFinished else { return false }
-        if buffer.count >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B {
+    private mutating func decideMode(_ buffer: FramerInput) -> Bool {
+        let start = buffer.readerIndex
+        guard buffer.readableBytes >= 2 || inputFinished else { return false }
+        if buffer.readableBytes >= 2 && buffer[start] == 0x1F && buffer[start + 1] == 0x8B {
             mode = .gzip
-            let members = GzipMembers()
-            buffer.withUnsafeBufferPointer { members.append($0) }
-            if inputFinished { members.finish() }
-            inflater = members
-            buffer.removeAll(keepingCapacity: true)
+            inflater = GzipMembers()
+            input = FramerInput(startingAt: buffer.readerOffset)
         } else {
             mode = .plain
             dataEnded = inputFinished
@@ -197,24 +196,22 @@ public struct WARCFramer: RecordFramer {
         return true
     }
 
-    // MARK: - Buffer
+    // MARK: - Input
 
-    private var available: Int { buffer.count - position }
-
-    /// Bytes held in the (inflated) input buffer: what tests watch to see that a block is skipped, not buffered.
-    var bufferedByteCount: Int { buffer.count }
-    private var currentOffset: Int64 { bufferOffset + Int64(position) }
-
-    private mutating func compact() {
-        compactInput(&buffer, position: &position, offset: &bufferOffset)
+    private var position: Int {
+        get { input.readerIndex }
+        set { input.readerIndex = newValue }
     }
+    private var available: Int { input.readableBytes }
+
+    /// Bytes held in the inflated stream (gzip input): what tests watch to see that a block is skipped, not buffered.
+    var bufferedByteCount: Int { input.writerIndex }
+    private var currentOffset: Int64 { input.readerOffset }
 
     private mutating func consume(_ n: Int) { position += n }
 
-    /// Index of the first `byte` in `buffer[from...]`.
-    private func find(_ byte: UInt8, from: Int) -> Int? {
-        buffer.withUnsafeBufferPointer { WARCBlock.find(byte, in: $0, from: from, to: $0.count) }
-    }
+    /// Index of the first `byte` in `input[from...]`.
+    private func find(_ byte: UInt8, from: Int) -> Int? { input.firstIndex(of: byte, from: from) }
 
     /// A location in the input, for error messages: only where the stream is the input (plain files).
     private func location(_ offset: Int64) -> RecordError.Location? {
@@ -236,13 +233,11 @@ public struct WARCFramer: RecordFramer {
 
     /// Plain input reached a gzip member header where a record would start: the rest of the input is read as gzip
     /// members (and plain runs between them); stream offsets go on from here.
+    /// (The caller's input is lent to this step: `decode` gives the inflated stream its own buffer when the step
+    /// returns.)
     private mutating func switchToGzip() {
-        let members = GzipMembers(base: currentOffset)
-        buffer.withUnsafeBufferPointer { members.append(UnsafeBufferPointer(rebasing: $0[position...])) }
-        if inputFinished { members.finish() }
-        inflater = members
+        inflater = GzipMembers()
         mode = .gzip
-        buffer.removeSubrange(position...)
         dataEnded = false
     }
 
@@ -262,29 +257,29 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func stepStart() -> Bool {
-        while position < buffer.count && (buffer[position] == 0x0D || buffer[position] == 0x0A) { position += 1 }
+        while position < input.writerIndex && (input[position] == 0x0D || input[position] == 0x0A) { position += 1 }
         guard available > 0 else { return false }
-        if mode == .plain && buffer[position] == 0x1F {
+        if mode == .plain && input[position] == 0x1F {
             // gzip members after plain records: inflated from here on.
             if available < 3 && !dataEnded { return false }
-            if available >= 3 && buffer[position + 1] == 0x8B && buffer[position + 2] == 0x08 {
+            if available >= 3 && input[position + 1] == 0x8B && input[position + 2] == 0x08 {
                 switchToGzip()
                 return true
             }
         }
         // NUL bytes and white space: filler when nothing else follows them (padding at the end of a file).
         var padding = 0
-        if isPadding(buffer[position]) {
+        if isPadding(input[position]) {
             var end = position
-            while end < buffer.count && end - position <= Self.maxPadding && isPadding(buffer[end]) { end += 1 }
-            if end == buffer.count && end - position <= Self.maxPadding {
+            while end < input.writerIndex && end - position <= Self.maxPadding && isPadding(input[end]) { end += 1 }
+            if end == input.writerIndex && end - position <= Self.maxPadding {
                 guard dataEnded else { return false }
                 consume(end - position)
                 return false
             }
             padding = end - position
         }
-        if buffer.starts(with: "WARC/", at: position) {
+        if input.starts(with: "WARC/", at: position) {
             let start = currentOffset
             let (offset, warning) = reportedOffset(at: start)
             current = Current(start: start, offset: offset, warnings: warning.map { [$0] } ?? [])
@@ -292,7 +287,7 @@ public struct WARCFramer: RecordFramer {
             state = .header
             return true
         }
-        if buffer.isPrefix(of: "WARC/", at: position) {
+        if input.isPrefix(of: "WARC/", at: position) {
             guard dataEnded else { return false }
             beginFailure(
                 RecordError(.truncatedRecord, endMessage("input ended inside a version line")), at: currentOffset)
@@ -301,12 +296,12 @@ public struct WARCFramer: RecordFramer {
         }
         // The start of an ARC header gets its own message, however the input arrives (found by fuzzing: cut after
         // "file", the ARC file got the generic message).
-        if buffer.isPrefix(of: "filedesc://", at: position) && !dataEnded { return false }
+        if input.isPrefix(of: "filedesc://", at: position) && !dataEnded { return false }
         let message: String
-        if buffer.starts(with: "filedesc://", at: position) {
+        if input.starts(with: "filedesc://", at: position) {
             message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
         } else {
-            message = "expected a version line starting with 'WARC/', found \(quotedMismatch(buffer, at: position, expecting: "WARC/"))"
+            message = "expected a version line starting with 'WARC/', found \(quotedMismatch(input, at: position, expecting: "WARC/"))"
         }
         beginFailure(RecordError(.malformedRecord, message, location: location(currentOffset)), at: currentOffset)
         if padding > 0 {
@@ -335,7 +330,7 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
             return true
         }
-        let parsed = buffer.withUnsafeBufferPointer {
+        let parsed = input.withUnsafeBufferPointer {
             WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<end]))
         }
         let header: WARCHeader
@@ -391,10 +386,10 @@ public struct WARCFramer: RecordFramer {
         // Member starts inside the header cannot start a record; inside the block they can, if its length is wrong.
         // Many tiny members inside a block are only kept up to a bound.
         let pruneTo = boundaries.count > 1024 ? blockEnd : blockStart
-        pruneBoundaries(upTo: bufferOffset + Int64(pruneTo))
-        guard blockEnd <= buffer.count else {
+        pruneBoundaries(upTo: input.offset(of: pruneTo))
+        guard blockEnd <= input.writerIndex else {
             guard dataEnded else { return false }
-            let missing = blockEnd - buffer.count
+            let missing = blockEnd - input.writerIndex
             beginFailure(
                 fromCurrent(
                     .truncatedRecord,
@@ -418,7 +413,7 @@ public struct WARCFramer: RecordFramer {
                 fromCurrent(
                     .malformedRecord,
                     "the block is not followed by CRLF CRLF: its Content-Length (\(blockLength)) is probably wrong",
-                    at: bufferOffset + Int64(blockEnd)))
+                    at: input.offset(of: blockEnd)))
             skipIntoFailure(headerLength)
             state = .resync(checkHere: true)
             return true
@@ -440,7 +435,7 @@ public struct WARCFramer: RecordFramer {
             if header.type == nil {
                 built = .failure(WARCBlock.Problem(.malformedRecord, "the WARC header has no WARC-Type"))
             } else {
-                built = buffer.withUnsafeBufferPointer { all in
+                built = input.withUnsafeBufferPointer { all in
                     WARCBlock.response(
                         header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]),
                         offset: record.offset, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
@@ -485,9 +480,9 @@ public struct WARCFramer: RecordFramer {
         // not swallow the records after it, one member each). Not for plain input (see the file comment).
         // (The header is consumed: a member at `position` starts after the record.)
         for boundary in boundaries where boundary.start >= currentOffset {
-            let index = Int(boundary.start - bufferOffset)
+            let index = Int(boundary.start - input.baseOffset)
             guard index < position + n else { break }
-            if buffer.starts(with: "WARC/", at: index) {
+            if input.starts(with: "WARC/", at: index) {
                 skipIntoFailure(index - position)
                 let message =
                     "the block is cut short by a new record at \(boundary.member)\(boundary.plain ? "" : " (a gzip member)"): "
@@ -500,7 +495,7 @@ public struct WARCFramer: RecordFramer {
                 finishFailure()
                 return true
             }
-            if !dataEnded && buffer.isPrefix(of: "WARC/", at: index) {
+            if !dataEnded && input.isPrefix(of: "WARC/", at: index) {
                 // Undecided until more of the member is inflated.
                 n = index - position
                 break
@@ -559,14 +554,14 @@ public struct WARCFramer: RecordFramer {
     private func trailer(at index: Int) -> Trailer {
         var i = index
         for _ in 0..<2 {
-            guard i < buffer.count else { return .needMore }
-            if buffer[i] == 0x0A {
+            guard i < input.writerIndex else { return .needMore }
+            if input[i] == 0x0A {
                 i += 1
                 continue
             }
-            guard buffer[i] == 0x0D else { return .bad }
-            guard i + 1 < buffer.count else { return .needMore }
-            guard buffer[i + 1] == 0x0A else { return .bad }
+            guard input[i] == 0x0D else { return .bad }
+            guard i + 1 < input.writerIndex else { return .needMore }
+            guard input[i + 1] == 0x0A else { return .bad }
             i += 2
         }
         return .ok(i - index)
@@ -596,7 +591,7 @@ public struct WARCFramer: RecordFramer {
 
     /// Up to the error-body cap of the `count` bytes at `index`.
     private func excerpt(from index: Int, count: Int) -> [UInt8] {
-        Array(buffer[index..<index + min(count, limits.maxErrorBodyBytes, buffer.count - index)])
+        input.bytes(in: index..<index + min(count, limits.maxErrorBodyBytes, input.writerIndex - index))
     }
 
     /// Starts a failure for the current record at its start (or, without one, at `offset`); the bytes skipped from
@@ -621,7 +616,7 @@ public struct WARCFramer: RecordFramer {
         guard n > 0 else { return }
         if failure != nil {
             let room = limits.maxErrorBodyBytes - failure!.excerpt.count
-            if room > 0 { failure!.excerpt.append(contentsOf: buffer[position..<position + min(room, n)]) }
+            if room > 0 { input.copyBytes(in: position..<position + min(room, n), to: &failure!.excerpt) }
         }
         consume(n)
     }
@@ -670,11 +665,11 @@ public struct WARCFramer: RecordFramer {
     private mutating func stepResync(checkHere: Bool) -> Bool {
         pruneBoundaries(upTo: currentOffset)
         if checkHere {
-            if buffer.starts(with: "WARC/", at: position) {
+            if input.starts(with: "WARC/", at: position) {
                 finishFailure()
                 return true
             }
-            if buffer.isPrefix(of: "WARC/", at: position) && !dataEnded { return false }
+            if input.isPrefix(of: "WARC/", at: position) && !dataEnded { return false }
             state = .resync(checkHere: false)
         }
         let pattern: StaticString = "\nWARC/"
@@ -682,14 +677,14 @@ public struct WARCFramer: RecordFramer {
         var hit: Int?
         // How far the skipping may go while nothing is found: not past what could still become a match.
         // (9: a version line, "WARC/1.1\r\n", cut one byte short.)
-        var skipLimit = dataEnded ? buffer.count : max(position, buffer.count - 9)
+        var skipLimit = dataEnded ? input.writerIndex : max(position, input.writerIndex - 9)
         var from = position
-        while let newline = find(0x0A, from: from), newline + 1 < buffer.count {
-            if buffer.starts(with: pattern, at: newline) {
+        while let newline = find(0x0A, from: from), newline + 1 < input.writerIndex {
+            if input.starts(with: pattern, at: newline) {
                 hit = newline + 1
                 break
             }
-            if buffer.isPrefix(of: pattern, at: newline) { break }
+            if input.isPrefix(of: pattern, at: newline) { break }
             from = newline + 1
         }
         // A whole version line also counts where no line ends before it: garbage written between two records ends
@@ -697,15 +692,15 @@ public struct WARCFramer: RecordFramer {
         // (Not at the failure's own first byte, which may be a version line whose record failed; but at a byte the
         // last call stopped before, which is new.)
         let first = resyncResumed ? position : position + 1
-        if let line = Self.versionLine(in: buffer, from: first, to: hit ?? buffer.count) { hit = line }
+        if let line = Self.versionLine(in: input, from: first, to: hit ?? input.writerIndex) { hit = line }
         for boundary in boundaries where boundary.start > currentOffset {
-            let index = Int(boundary.start - bufferOffset)
-            guard index < buffer.count && index < (hit ?? buffer.count) else { break }
-            if buffer.starts(with: "WARC/", at: index) {
+            let index = Int(boundary.start - input.baseOffset)
+            guard index < input.writerIndex && index < (hit ?? input.writerIndex) else { break }
+            if input.starts(with: "WARC/", at: index) {
                 hit = index
                 break
             }
-            if !dataEnded && buffer.isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
+            if !dataEnded && input.isPrefix(of: "WARC/", at: index) { skipLimit = min(skipLimit, index) }
         }
         resyncResumed = false
         if let hit {
@@ -723,7 +718,7 @@ public struct WARCFramer: RecordFramer {
     }
 
     /// The first `WARC/1.0` or `WARC/1.1` followed by a line end in `buffer[from..<to]`.
-    static func versionLine(in buffer: [UInt8], from: Int, to: Int) -> Int? {
+    static func versionLine(in buffer: FramerInput, from: Int, to: Int) -> Int? {
         buffer.withUnsafeBufferPointer { all in
             var k = from
             while let w = WARCBlock.find(UInt8(ascii: "W"), in: all, from: k, to: to) {
@@ -746,9 +741,9 @@ public struct WARCFramer: RecordFramer {
     /// across calls and no further than the header limit allows.
     private mutating func findHeaderEnd() -> Int? {
         let limit =
-            limits.maxHeaderBytes >= available ? buffer.count : position + min(available, limits.maxHeaderBytes + 2)
+            limits.maxHeaderBytes >= available ? input.writerIndex : position + min(available, limits.maxHeaderBytes + 2)
         var from = position + scanned
-        let found: Int? = buffer.withUnsafeBufferPointer { all in
+        let found: Int? = input.withUnsafeBufferPointer { all in
             while let newline = WARCBlock.find(0x0A, in: all, from: from, to: limit) {
                 let next = newline + 1
                 if next < all.count && all[next] == 0x0A { return next + 1 }
@@ -791,31 +786,35 @@ public struct WARCFramer: RecordFramer {
         if k > 0 { boundaries.removeFirst(k) }
     }
 
-    /// Inflates more input, or handles what the inflater reports. Returns `false` when nothing happened.
-    private mutating func pump() -> Bool {
+    /// Inflates more of the caller's compressed `raw` input (straight into the stream's spare capacity), or handles
+    /// what the inflater reports. Returns `false` when nothing happened.
+    private mutating func pump(_ raw: inout FramerInput) -> Bool {
         guard mode == .gzip, let inflater, !dataEnded else { return false }
-        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 32 * 1024) }
-        let event = scratch.withUnsafeMutableBufferPointer { inflater.next(into: $0) }
+        var event = GzipMembers.Event.needInput
+        let ended = inputFinished
+        input.writeWithUnsafeMutableBytes(minimumWritableBytes: 32 * 1024) { spare in
+            event = inflater.next(from: &raw, ended: ended, into: spare.bindMemory(to: UInt8.self))
+            switch event {
+            case .output(let count), .plain(_, let count): return count
+            default: return 0
+            }
+        }
         switch event {
         case .memberStart(let member):
-            let start = bufferOffset + Int64(buffer.count)
+            let start = input.offset(of: input.writerIndex)
             if let last = boundaries.last, last.start == start { boundaries.removeLast() }
             boundaries.append((start, member, false))
             memberOpen = true
         case .plain(let at, let count):
             releaseHeld()
-            let start = bufferOffset + Int64(buffer.count)
+            let start = input.offset(of: input.writerIndex - count)
             if let last = boundaries.last, last.plain, start - last.start == at - last.member {
                 // The same run, delivered in pieces.
             } else {
                 boundaries.append((start, at, true))
             }
-            compact()
-            scratch.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
-        case .output(let count):
+        case .output:
             releaseHeld()
-            compact()
-            scratch.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
         case .memberEnd:
             memberOpen = false
             releaseHeld()
@@ -883,7 +882,10 @@ public struct WARCFramer: RecordFramer {
         case .item(.failure(var failure), _):
             failure.error.message += "; " + message
             return failure
-        case .item(.record(let record), let bytes):
+        case .item(.record(var record), let bytes):
+            // (Rare: the member the record ended in turned out bad. Its digest is checked here, as the record's
+            // information goes with the failure.)
+            record.checkPayloadDigest()
             return FramingFailure(
                 offset: record.offset, error: RecordError(code, message), status: record.status,
                 headers: record.headers,

@@ -162,21 +162,16 @@ enum WARCBlock {
                 warnings.append(problem)
                 info.digest = .mismatch
             case .expected(let expected):
-                let stored = UnsafeBufferPointer(rebasing: block[payloadStart...])
-                var ok: Bool?
+                // Checked by a worker (PayloadDigest.swift). A response: the body as framed; when it was
+                // de-chunked, also the body as stored. Otherwise the block after any request head (the body is the
+                // block).
                 if blockKind == .httpResponse {
-                    // The body as framed; when it was de-chunked, also the body as stored.
-                    ok = record.body.withUnsafeBufferPointer { PayloadDigest.matches(expected, $0) }
-                    if ok == false && dechunked { ok = PayloadDigest.matches(expected, stored) }
+                    info.pendingDigest = PendingPayloadDigest(
+                        expected: expected, payloadStart: 0,
+                        storedPayload: dechunked ? Array(block[payloadStart...]) : nil)
                 } else {
-                    ok = PayloadDigest.matches(expected, stored)
-                }
-                switch ok {
-                case .some(true): info.digest = .ok
-                case .some(false): info.digest = .mismatch
-                case .none:
-                    warnings.append(
-                        "libcrypto could not compute the \(expected.algorithm.rawValue) digest: not checked")
+                    info.pendingDigest = PendingPayloadDigest(
+                        expected: expected, payloadStart: payloadStart, storedPayload: nil)
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -6,7 +7,7 @@ import Testing
 /// PngSuite (../shared/corpora/png/PngSuite): every `x*` file rejected; every other file decoded, with the header
 /// fields its name encodes; with `--inflate`, pixels equal to Pillow's (PngSuiteReference.tsv, made by
 /// pngsuite-reference.py from Pillow's decode, compared through the byte count, mean colour and dHash).
-@Suite(.enabled(if: Corpora.available, Corpora.skipMessage))
+@Suite(.enabled(if: Corpora.available, Corpora.skipComment))
 struct PNGConformanceTests {
     static let suite = "png/PngSuite"
     static let header = ImageOptions(inflate: false)

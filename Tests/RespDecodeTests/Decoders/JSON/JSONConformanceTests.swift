@@ -1,11 +1,12 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 @testable import RespDecode
 
 /// The transcoder against the shared third-party corpora: JSONTestSuite's `test_parsing` and nativejson-benchmark.
 ///
 /// Each test loops over a folder and collects every mismatch into one expectation, so a failure lists all the files.
-@Suite("JSON conformance", .enabled(if: Corpora.available, Corpora.skipMessage))
+@Suite("JSON conformance", .enabled(if: Corpora.available, Corpora.skipComment))
 struct JSONConformanceTests {
     private static let parsing = "json/JSONTestSuite/test_parsing"
     private static let native = "json/nativejson-benchmark"

@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -132,7 +133,7 @@ struct JSONValueTests {
         try Corpora.files(in: parsing, suffix: ".json").filter { $0.lastPathComponent.hasPrefix(prefix) }
     }
 
-    @Test(.enabled(if: Corpora.available, Corpora.skipMessage))
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
     func jsonTestSuiteYFilesParseToTheSameValues() throws {
         let files = try Self.suiteFiles("y_")
         #expect(files.count == 95)
@@ -150,7 +151,7 @@ struct JSONValueTests {
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
-    @Test(.enabled(if: Corpora.available, Corpora.skipMessage))
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
     func jsonTestSuiteNFilesFail() throws {
         let files = try Self.suiteFiles("n_")
         #expect(files.count == 188)
@@ -160,7 +161,7 @@ struct JSONValueTests {
 
     /// The implementation-defined cases, decided: big numbers are kept as text; lone surrogates, invalid UTF-8,
     /// UTF-16 and a BOM are refused (the framers strip a BOM themselves); 500 levels are within the 512 limit.
-    @Test(.enabled(if: Corpora.available, Corpora.skipMessage))
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
     func jsonTestSuiteIFilesAsDecided() throws {
         let files = try Self.suiteFiles("i_")
         #expect(files.count == 35)

@@ -1,3 +1,4 @@
+import RespDecodeTestSupport
 import Testing
 @testable import RespDecode
 

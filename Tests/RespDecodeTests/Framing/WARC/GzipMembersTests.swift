@@ -1,4 +1,5 @@
 import CZlib
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -10,6 +11,8 @@ struct GzipMembersTests {
     /// joined, so that how output was cut does not count; also how many members were inflated whole.
     static func events(_ input: [UInt8], pieces: [Int]) -> (events: [String], whole: Int) {
         let members = GzipMembers()
+        var compressed = FramerInput()
+        var ended = false
         var out = [UInt8](repeating: 0, count: 4096)
         var events: [String] = []
         var pending: [UInt8] = []
@@ -20,16 +23,16 @@ struct GzipMembersTests {
         var start = 0
         var k = 0
         while true {
-            let event = out.withUnsafeMutableBufferPointer { members.next(into: $0) }
+            let event = out.withUnsafeMutableBufferPointer { members.next(from: &compressed, ended: ended, into: $0) }
             switch event {
             case .output(let n):
                 pending += out[0..<n]
             case .needInput:
                 let end = min(input.count, start + max(1, pieces[k % pieces.count]))
                 k += 1
-                input.withUnsafeBufferPointer { members.append(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+                compressed.write(input[start..<end])
                 start = end
-                if start == input.count { members.finish() }
+                if start == input.count { ended = true }
             case .end:
                 flush()
                 return (events, members.wholeMemberCount)

@@ -1,11 +1,12 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
 
 /// The WARC framer against warcio 1.8.1's index of its own test files and against jwarc's test WARCs, in
 /// `../shared/corpora/warc`.
-@Suite("WARC framing conformance", .enabled(if: Corpora.available, Corpora.skipMessage))
+@Suite("WARC framing conformance", .enabled(if: Corpora.available, Corpora.skipComment))
 struct WARCConformanceTests {
     static let data = "warc/warcio/data"
     static let index = "warc/warcio/expected-index-warcio-1.8.1"

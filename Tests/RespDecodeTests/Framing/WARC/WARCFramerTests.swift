@@ -1,4 +1,5 @@
 import CZlib
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -99,7 +100,8 @@ enum WARCFixtures {
     ]
 }
 
-/// Frames `input` fed in pieces of the given sizes (the rest in one piece).
+/// Frames `input` fed in pieces of the given sizes (the rest in one piece), and checks payload digests as the
+/// workers do.
 func warcItems(
     _ input: [UInt8], pieces: [Int] = [], types: Set<String>? = nil, limits: Limits = Limits(),
     verifyDigests: Bool = true
@@ -109,7 +111,7 @@ func warcItems(
 }
 
 func warcItems(_ framer: inout WARCFramer, _ input: [UInt8], pieces: [Int] = []) -> [FramedItem] {
-    feed(&framer, input, pieces: pieces)
+    FramerSplits.feed(&framer, input, pieces: pieces).map { $0.checkingPayloadDigest() }
 }
 
 /// A compact, comparable summary of a WARC item.
@@ -138,35 +140,19 @@ func describeWARCFully(_ item: FramedItem) -> String {
     }
 }
 
-/// Frames `input` whole, byte by byte and in random splits; all must agree in every detail. Returns the items.
+/// Frames `input` whole, byte by byte and in random splits (``FramerSplits``); all must agree in every detail, and
+/// in the records counted as skipped. Returns the items.
 @discardableResult
 func warcEverySplit(
     _ input: [UInt8], types: Set<String>? = nil, limits: Limits = Limits(), randomRuns: Int = 30,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> [FramedItem] {
-    func run(_ pieces: [Int]) -> ([String], [String: Int]) {
-        var framer = WARCFramer(limits: limits, types: types)
-        let items = warcItems(&framer, input, pieces: pieces).map(describeWARCFully)
-        return (items, framer.skippedRecords)
-    }
-    let whole = run([])
-    let bytewise = run(Array(repeating: 1, count: input.count))
-    #expect(bytewise.0 == whole.0, "byte by byte differs from whole", sourceLocation: sourceLocation)
-    #expect(bytewise.1 == whole.1, sourceLocation: sourceLocation)
-    var generator = SplitMix64(seed: UInt64(input.count))
-    for _ in 0..<randomRuns {
-        var pieces: [Int] = []
-        var total = 0
-        while total < input.count {
-            let size = Int(generator.next() % 97) + 1
-            pieces.append(size)
-            total += size
-        }
-        let random = run(pieces)
-        #expect(random.0 == whole.0, "a random split differs from whole", sourceLocation: sourceLocation)
-        #expect(random.1 == whole.1, sourceLocation: sourceLocation)
-    }
-    return warcItems(input, types: types, limits: limits)
+    let verdict = FramerSplits.verify(
+        input, randomSplits: randomRuns, maxPiece: 97, make: { WARCFramer(limits: limits, types: types) },
+        describe: { describeWARCFully($0.checkingPayloadDigest()) },
+        state: { "skipped: \($0.skippedRecords.sorted { $0.key < $1.key })" })
+    #expect(verdict.mismatches == [], sourceLocation: sourceLocation)
+    return verdict.items.map { $0.checkingPayloadDigest() }
 }
 
 extension FramedItem {
@@ -563,18 +549,11 @@ struct WARCFramerTests {
         let big = WARCFixtures.record("resource", block: block)
         let input = big + WARCFixtures.small[3]
         var framer = WARCFramer(limits: limits)
-        var items: [FramedItem] = []
         var most = 0
-        var start = 0
-        while start < input.count {
-            let end = min(input.count, start + 1000)
-            framer.append(Array(input[start..<end]))
-            while let item = framer.next() { items.append(item) }
-            most = max(most, framer.bufferedByteCount)
-            start = end
+        let pieces = Array(repeating: 1000, count: input.count / 1000 + 1)
+        let items = FramerSplits.feed(&framer, input, pieces: pieces) { framer, input in
+            most = max(most, input.writerIndex + framer.bufferedByteCount)
         }
-        framer.finish()
-        while let item = framer.next() { items.append(item) }
         #expect(most < 8 * 1024, "buffered \(most) bytes")
         #expect(
             items.map(describeWARC) == ["@0 limitExceeded resource", "@\(big.count) resource 200 body=\"plain text\""])
@@ -625,21 +604,11 @@ struct WARCFramerTests {
             (garbage + next, ["@0 malformedRecord -", "@\(garbage.count) resource 200 body=\"plain text\""]),
         ] {
             var framer = WARCFramer(limits: limits)
-            var items: [FramedItem] = []
             var most = 0
-            var start = 0
-            while start < input.count {
-                let end = min(input.count, start + 4096)
-                framer.append(Array(input[start..<end]))
-                while let item = framer.next() {
-                    items.append(item)
-                    most = max(most, framer.bufferedByteCount)
-                }
+            let pieces = Array(repeating: 4096, count: input.count / 4096 + 1)
+            let items = FramerSplits.feed(&framer, input, pieces: pieces) { framer, _ in
                 most = max(most, framer.bufferedByteCount)
-                start = end
             }
-            framer.finish()
-            while let item = framer.next() { items.append(item) }
             #expect(items.map(describeWARC) == expected)
             #expect(most <= 256 * 1024, "buffered \(most) bytes")
         }

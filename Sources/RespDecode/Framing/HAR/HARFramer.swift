@@ -61,12 +61,14 @@ public struct HARFramer: RecordFramer {
     /// `\uXXXX` is 44 bytes with its quotes).
     private static let keyCap = 64
 
-    // Unconsumed input: `buffer[position...]`; `bufferOffset` is the input offset of `buffer[0]`. While a value is
-    // scanned, `cursor` is how far the scanner got; the bytes from `position` are kept while they may be needed.
-    private var buffer: [UInt8] = []
-    private var position = 0
+    /// The input lent by `decode` for the call (swapped in and back, which costs nothing), so that the steps read it
+    /// directly; empty between calls. Unconsumed input: `input[position...]`. While a value is scanned, `cursor` is
+    /// how far the scanner got (kept across calls as `cursorAhead`, its distance from `position`, since the owner may
+    /// compact the input between calls); the bytes from `position` are kept while they may be needed.
+    private var input = FramerInput()
     private var cursor = 0
-    private var bufferOffset: Int64 = 0
+    private var cursorAhead = 0
+    /// The input has ended (`decodeLast`).
     private var finished = false
 
     private var outbox = FramedItemQueue()
@@ -131,38 +133,38 @@ public struct HARFramer: RecordFramer {
         self.scanner = ValueScanner(maxDepth: limits.maxDepth)
     }
 
-    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(!finished, "append after finish")
-        compact()
-        buffer.append(contentsOf: bytes)
-    }
-
-    public mutating func finish() { finished = true }
-
-    public mutating func next() -> FramedItem? {
+    public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
+        swap(&input, &buffer)
+        cursor = position + cursorAhead
+        defer {
+            cursorAhead = cursor - position
+            swap(&input, &buffer)
+        }
         while true {
             if let item = outbox.pop() { return item }
             guard step() else { return nil }
         }
     }
 
-    // MARK: - Buffer
-
-    private var available: Int { buffer.count - position }
-    private func offset(of index: Int) -> Int64 { bufferOffset + Int64(index) }
-
-    /// The memory the input buffer holds, for tests of the memory bound.
-    var bufferCapacity: Int { buffer.capacity }
-
-    private mutating func compact() {
-        cursor -= compactInput(&buffer, position: &position, offset: &bufferOffset)
+    public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
+        if seenEOF { finished = true }
+        return decode(buffer: &buffer)
     }
+
+    // MARK: - Input
+
+    private var position: Int {
+        get { input.readerIndex }
+        set { input.readerIndex = newValue }
+    }
+    private var available: Int { input.readableBytes }
+    private func offset(of index: Int) -> Int64 { input.offset(of: index) }
 
     /// Consumes the input up to `index`, keeping what the capture still has room for.
     private mutating func consume(to index: Int) {
         let room = limits.maxErrorBodyBytes - capture.count
         if room > 0 && index > position {
-            capture.append(contentsOf: buffer[position..<position + min(room, index - position)])
+            input.copyBytes(in: position..<position + min(room, index - position), to: &capture)
         }
         position = index
         if cursor < position { cursor = position }
@@ -177,13 +179,13 @@ public struct HARFramer: RecordFramer {
     /// Consumes white space; the next byte, or `nil` when the input has none yet.
     private mutating func nextSignificantByte() -> UInt8? {
         var index = position
-        while index < buffer.count {
-            let c = buffer[index]
+        while index < input.writerIndex {
+            let c = input[index]
             guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { break }
             index += 1
         }
         consume(to: index)
-        return index < buffer.count ? buffer[index] : nil
+        return index < input.writerIndex ? input[index] : nil
     }
 
     // MARK: - Steps
@@ -208,16 +210,16 @@ public struct HARFramer: RecordFramer {
     }
 
     private mutating func stepStart() -> Bool {
-        if bufferOffset == 0 && position == 0 {
+        if input.readerOffset == 0 {
             // A UTF-8 BOM, decided once three bytes (or the end) are there.
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-            let n = min(buffer.count, 3)
-            if buffer[0..<n].elementsEqual(bom[0..<n]) {
+            let n = min(available, 3)
+            if input.bytes(in: position..<position + n).elementsEqual(bom[0..<n]) {
                 if n < 3 {
                     guard finished else { return false }
                 } else {
-                    position = 3
-                    cursor = 3
+                    position += 3
+                    cursor = position
                 }
             }
         }
@@ -265,7 +267,7 @@ public struct HARFramer: RecordFramer {
         case .complete(let end):
             var member = Member.other
             if !valueDropped {
-                let key = buffer.withUnsafeBufferPointer { all in
+                let key = input.withUnsafeBufferPointer { all in
                     try? JSONValue.parse(UnsafeBufferPointer(rebasing: all[position..<end]), maxDepth: 1)
                 }
                 guard case .string(let text) = key else {
@@ -410,7 +412,7 @@ public struct HARFramer: RecordFramer {
                             "entry \(entryIndex) is \(length) bytes, longer than \(entryCap) (2 × maxBodyBytes + maxHeaderBytes)"),
                         excerpt: capture, bytes: length))
             } else {
-                let parsed = buffer.withUnsafeBufferPointer { all in
+                let parsed = input.withUnsafeBufferPointer { all in
                     Result { () throws(JSONValue.ParseError) in
                         try JSONValue.parse(UnsafeBufferPointer(rebasing: all[position..<end]), maxDepth: limits.maxDepth)
                     }
@@ -452,7 +454,7 @@ public struct HARFramer: RecordFramer {
     }
 
     private mutating func stepFailed(_ error: RecordError) -> Bool {
-        consume(to: buffer.count)
+        consume(to: input.writerIndex)
         guard finished else { return false }
         emitFailure(error, end: offset(of: position))
         phase = .done
@@ -466,7 +468,7 @@ public struct HARFramer: RecordFramer {
     private mutating func fail(_ code: RecordError.Code, _ message: String, at index: Int, fromCaptureStart: Bool = false) -> Bool {
         let errorOffset = offset(of: index)
         if !fromCaptureStart {
-            consume(to: max(position, min(index, buffer.count)))
+            consume(to: max(position, min(index, input.writerIndex)))
             restartCapture()
         }
         phase = .failed(RecordError(code, message, location: .init(offset: errorOffset)))
@@ -497,7 +499,7 @@ public struct HARFramer: RecordFramer {
     // MARK: - Scanning
 
     private mutating func scan() -> ValueScanner.Outcome {
-        buffer.withUnsafeBufferPointer { all in scanner.scan(all, from: &cursor, finished: finished) }
+        input.withUnsafeBufferPointer { all in scanner.scan(all, from: &cursor, finished: finished) }
     }
 
     /// `scan()` of a value whose text is kept while it is at most `cap` bytes; past that it is dropped
@@ -517,8 +519,8 @@ public struct HARFramer: RecordFramer {
     }
 
     private func describe(_ index: Int) -> String {
-        guard index < buffer.count else { return "end of input" }
-        return describeByte(buffer[index])
+        guard index < input.writerIndex else { return "end of input" }
+        return describeByte(input[index])
     }
 
     private func valueKind(_ first: UInt8) -> String {

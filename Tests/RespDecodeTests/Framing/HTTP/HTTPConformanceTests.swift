@@ -1,10 +1,11 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
 
 /// The framer against the llhttp and http-parser response vectors in `../shared/corpora/http`.
-@Suite("HTTP framing conformance", .enabled(if: Corpora.available, Corpora.skipMessage))
+@Suite("HTTP framing conformance", .enabled(if: Corpora.available, Corpora.skipComment))
 struct HTTPConformanceTests {
     /// Where our framer departs from llhttp's strict response mode on purpose (SPEC §2 http), with the reason.
     static let llhttpDepartures: [String: (Departure, String)] = [

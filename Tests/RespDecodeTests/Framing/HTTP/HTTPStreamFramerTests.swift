@@ -1,3 +1,4 @@
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -5,18 +6,7 @@ import Testing
 /// Frames `input` fed in pieces of the given sizes (the rest in one piece), and describes every item.
 func frame(_ input: [UInt8], pieces: [Int] = [], limits: Limits = Limits()) -> [String] {
     var framer = HTTPStreamFramer(limits: limits)
-    var items: [String] = []
-    var start = 0
-    for size in pieces where start < input.count {
-        let end = min(input.count, start + size)
-        framer.append(Array(input[start..<end]))
-        while let item = framer.next() { items.append(describe(item)) }
-        start = end
-    }
-    framer.append(Array(input[start...]))
-    framer.finish()
-    while let item = framer.next() { items.append(describe(item)) }
-    return items
+    return FramerSplits.feed(&framer, input, pieces: pieces).map(describe)
 }
 
 func frame(_ text: String, pieces: [Int] = [], limits: Limits = Limits()) -> [String] {
@@ -34,30 +24,13 @@ func describeFully(_ item: FramedItem) -> String {
 }
 
 /// Frames `input` whole, byte by byte and in 50 random splits; all must agree in every detail. Returns the items.
-func frameEverySplit(_ text: String, limits: Limits = Limits()) -> [String] {
-    let input = Array(text.utf8)
-    func run(_ pieces: [Int]) -> [String] {
-        var framer = HTTPStreamFramer(limits: limits)
-        var items: [String] = []
-        var start = 0
-        for size in pieces + [input.count] where start < input.count {
-            let end = min(input.count, start + size)
-            framer.append(Array(input[start..<end]))
-            while let item = framer.next() { items.append(describeFully(item)) }
-            start = end
-        }
-        framer.finish()
-        while let item = framer.next() { items.append(describeFully(item)) }
-        return items
-    }
-    let whole = run([])
-    #expect(run(Array(repeating: 1, count: input.count)) == whole, "byte by byte differs from whole")
-    var generator = SplitMix64(seed: UInt64(input.count))
-    for _ in 0..<50 {
-        let pieces = (0..<input.count).map { _ in Int(generator.next() % 9) + 1 }
-        #expect(run(pieces) == whole, "a random split differs from whole")
-    }
-    return frame(input, limits: limits)
+func frameEverySplit(
+    _ text: String, limits: Limits = Limits(), sourceLocation: SourceLocation = #_sourceLocation
+) -> [String] {
+    let verdict = FramerSplits.verify(
+        Array(text.utf8), make: { HTTPStreamFramer(limits: limits) }, describe: describeFully)
+    #expect(verdict.mismatches == [], sourceLocation: sourceLocation)
+    return verdict.items.map(describe)
 }
 
 /// A compact, comparable summary of an item.

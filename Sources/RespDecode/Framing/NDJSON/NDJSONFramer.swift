@@ -46,12 +46,12 @@ public struct NDJSONFramer: RecordFramer {
     /// The longest line kept for parsing, in bytes, not counting its line end.
     let lineCap: Int
 
-    // Unparsed input: `buffer[position...]`; `bufferOffset` is the input offset of `buffer[0]`; the first `scanned`
-    // bytes after `position` hold no LF.
-    private var buffer: [UInt8] = []
-    private var position = 0
+    /// The input lent by `decode` for the call (swapped in and back, which costs nothing), so that the steps read it
+    /// directly; empty between calls. Unparsed input: `input[position...]`; the first `scanned` bytes after
+    /// `position` hold no LF.
+    private var input = FramerInput()
     private var scanned = 0
-    private var bufferOffset: Int64 = 0
+    /// The input has ended (`decodeLast`).
     private var finished = false
 
     /// While skipping a line over the cap: where it began and its first bytes.
@@ -67,52 +67,42 @@ public struct NDJSONFramer: RecordFramer {
         self.lineCap = limits.maxRecordTextBytes
     }
 
-    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(!finished, "append after finish")
-        compact()
-        buffer.append(contentsOf: bytes)
-    }
-
-    public mutating func finish() { finished = true }
-
-    public mutating func next() -> FramedItem? {
+    public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
+        swap(&input, &buffer)
+        defer { swap(&input, &buffer) }
         while true {
             if let item = outbox.pop() { return item }
             guard step() else { return nil }
         }
     }
 
-    // MARK: - Buffer
-
-    private var available: Int { buffer.count - position }
-
-    /// The memory the input buffer holds, for tests of the memory bound.
-    var bufferCapacity: Int { buffer.capacity }
-
-    private mutating func compact() {
-        compactInput(&buffer, position: &position, offset: &bufferOffset)
+    public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
+        if seenEOF { finished = true }
+        return decode(buffer: &buffer)
     }
 
-    /// Index of the first LF in `buffer[from..<buffer.count]`.
-    private func findLineFeed(from: Int) -> Int? {
-        guard from < buffer.count else { return nil }
-        return buffer.withUnsafeBufferPointer { all -> Int? in
-            guard let base = all.baseAddress, let hit = memchr(base + from, 0x0A, all.count - from) else { return nil }
-            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-        }
+    // MARK: - Input
+
+    private var position: Int {
+        get { input.readerIndex }
+        set { input.readerIndex = newValue }
     }
+    private var available: Int { input.readableBytes }
+
+    /// Index of the first LF in `input[from...]`.
+    private func findLineFeed(from: Int) -> Int? { input.firstIndex(of: 0x0A, from: from) }
 
     // MARK: - Lines
 
     /// Frames one line, or skips part of an over-long one. Returns `false` when more input is needed.
     private mutating func step() -> Bool {
-        if bufferOffset == 0 && position == 0 && !buffer.isEmpty && buffer[0] == 0xEF {
+        if input.readerOffset == 0 && available > 0 && input[position] == 0xEF {
             // A UTF-8 BOM at the start of the input (Windows tools write one) is skipped, once all three bytes are in.
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-            let n = min(buffer.count, 3)
-            if buffer[0..<n].elementsEqual(bom[0..<n]) {
+            let n = min(available, 3)
+            if input.bytes(in: position..<position + n).elementsEqual(bom[0..<n]) {
                 if n == 3 {
-                    position = 3
+                    position += 3
                 } else if !finished {
                     return false
                 }
@@ -120,9 +110,9 @@ public struct NDJSONFramer: RecordFramer {
         }
         let lineFeed = findLineFeed(from: position + scanned)
         if var skipping = overlong {
-            let end = lineFeed.map { $0 + 1 } ?? buffer.count
+            let end = lineFeed.map { $0 + 1 } ?? input.writerIndex
             let room = limits.maxErrorBodyBytes - skipping.excerpt.count
-            if room > 0 { skipping.excerpt.append(contentsOf: buffer[position..<position + min(room, end - position)]) }
+            if room > 0 { input.copyBytes(in: position..<position + min(room, end - position), to: &skipping.excerpt) }
             position = end
             scanned = 0
             guard lineFeed != nil || finished else {
@@ -130,7 +120,7 @@ public struct NDJSONFramer: RecordFramer {
                 return false
             }
             overlong = nil
-            let bytes = bufferOffset + Int64(position) - skipping.start
+            let bytes = input.readerOffset - skipping.start
             outbox.append(
                 .failure(
                     FramingFailure(
@@ -143,43 +133,43 @@ public struct NDJSONFramer: RecordFramer {
         }
         guard let lineFeed else {
             if available > lineCap {
-                overlong = (bufferOffset + Int64(position), [])
+                overlong = (input.readerOffset, [])
                 return true
             }
             guard finished && available > 0 else {
                 scanned = available
                 return false
             }
-            frameLine(end: buffer.count, terminated: false)
+            frameLine(end: input.writerIndex, terminated: false)
             return true
         }
         if lineFeed - position > lineCap {
-            overlong = (bufferOffset + Int64(position), [])
+            overlong = (input.readerOffset, [])
             return true
         }
         frameLine(end: lineFeed, terminated: true)
         return true
     }
 
-    /// Frames `buffer[position..<end]` (its LF, if any, at `end`) and consumes it.
+    /// Frames `input[position..<end]` (its LF, if any, at `end`) and consumes it.
     private mutating func frameLine(end: Int, terminated: Bool) {
         let start = position
-        let offset = bufferOffset + Int64(start)
+        let offset = input.offset(of: start)
         let next = terminated ? end + 1 : end
         position = next
         scanned = 0
         var contentEnd = end
-        if contentEnd > start && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+        if contentEnd > start && input[contentEnd - 1] == 0x0D { contentEnd -= 1 }
         var blank = true
         for index in start..<contentEnd {
-            let c = buffer[index]
+            let c = input[index]
             if c != 0x20 && c != 0x09 && c != 0x0D {
                 blank = false
                 break
             }
         }
         if blank { return }
-        let item = buffer.withUnsafeBufferPointer { all in
+        let item = input.withUnsafeBufferPointer { all in
             NDJSONLine.item(
                 UnsafeBufferPointer(rebasing: all[start..<contentEnd]), raw: UnsafeBufferPointer(rebasing: all[start..<next]),
                 offset: offset, terminated: terminated, limits: limits)

@@ -1,11 +1,12 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
 
 /// The HAR framer against real exports: mitmproxy's fixtures (Chrome, Firefox, Charles, Insomnia and its own
 /// `savehar`) and node-har-validator's. Entries are counted and read with JSONSerialization as the reference.
-@Suite("HAR conformance", .enabled(if: Corpora.available, Corpora.skipMessage))
+@Suite("HAR conformance", .enabled(if: Corpora.available, Corpora.skipComment))
 struct HARConformanceTests {
     private static let mitmproxy = "har/mitmproxy"
 

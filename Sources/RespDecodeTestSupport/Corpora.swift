@@ -1,10 +1,10 @@
-import Testing
-import Foundation
+public import Foundation
 
 /// Where the shared third-party corpora are: `../shared/corpora` beside the project, or `$RESPDECODE_CORPORA`.
-/// Tests that read them are skipped, with this message, when the folder is absent.
-enum Corpora {
-    static let root: URL = {
+/// Tests that read them are skipped, with `skipMessage`, when the folder is absent — unless `RESPDECODE_REQUIRE_CORPORA=1`
+/// (CI) says they must be there (`missingWhileRequired`).
+public enum Corpora {
+    public static let root: URL = {
         if let path = ProcessInfo.processInfo.environment["RESPDECODE_CORPORA"] {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
@@ -12,7 +12,7 @@ enum Corpora {
     }()
 
     /// The folder holding Package.swift, found upward from this file.
-    static let packageRoot: URL = {
+    public static let packageRoot: URL = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while dir.path != "/" {
             if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir }
@@ -21,28 +21,37 @@ enum Corpora {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     }()
 
-    static var available: Bool { FileManager.default.fileExists(atPath: root.path) }
+    public static var available: Bool { FileManager.default.fileExists(atPath: root.path) }
 
-    static let skipMessage: Comment = "../shared/corpora is absent (set RESPDECODE_CORPORA to its path to run these tests)"
+    public static let skipMessage = "../shared/corpora is absent (set RESPDECODE_CORPORA to its path to run these tests)"
+
+    /// Whether the corpora must be present (`RESPDECODE_REQUIRE_CORPORA=1`, as CI sets it), so that the suites that
+    /// read them cannot be skipped unnoticed.
+    public static var required: Bool { ProcessInfo.processInfo.environment["RESPDECODE_REQUIRE_CORPORA"] == "1" }
+
+    /// What is wrong when the corpora are required but absent; `nil` when all is well.
+    public static var missingWhileRequired: String? {
+        required && !available ? "the corpora are required here but \(root.path) is absent" : nil
+    }
 
     /// `path` below the corpora root.
-    static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+    public static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
 
     /// The regular files directly in `folder`, sorted by name.
-    static func files(in folder: String, suffix: String = "") throws -> [URL] {
+    public static func files(in folder: String, suffix: String = "") throws -> [URL] {
         let dir = url(folder)
         return try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
             .filter { $0.lastPathComponent.hasSuffix(suffix) }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
-    static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+    public static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
 
     /// The bytes of `path` below the corpora root.
-    static func bytes(_ path: String) throws -> [UInt8] { try bytes(url(path)) }
+    public static func bytes(_ path: String) throws -> [UInt8] { try bytes(url(path)) }
 
     /// Every regular file below `folder`, at any depth, as paths relative to `folder`, sorted.
-    static func allFiles(under folder: String) -> [String] {
+    public static func allFiles(under folder: String) -> [String] {
         let base = url(folder).standardizedFileURL.path
         guard let walker = FileManager.default.enumerator(atPath: base) else { return [] }
         var paths: [String] = []

@@ -32,10 +32,10 @@ import Glibc
 public struct HTTPStreamFramer: RecordFramer {
     private let limits: Limits
 
-    // Unparsed input: `buffer[position...]`; `bufferOffset` is the input offset of `buffer[0]`.
-    private var buffer: [UInt8] = []
-    private var position = 0
-    private var bufferOffset: Int64 = 0
+    /// The input lent by `decode` for the call (swapped in and back, which costs nothing), so that the steps read it
+    /// directly; empty between calls. Unparsed input: `input[position...]`.
+    private var input = FramerInput()
+    /// The input has ended (`decodeLast`).
     private var finished = false
 
     private var state = State.start
@@ -83,41 +83,34 @@ public struct HTTPStreamFramer: RecordFramer {
         self.limits = limits
     }
 
-    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(!finished, "append after finish")
-        compact()
-        buffer.append(contentsOf: bytes)
-    }
-
-    public mutating func finish() { finished = true }
-
-    public mutating func next() -> FramedItem? {
+    public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
+        swap(&input, &buffer)
+        defer { swap(&input, &buffer) }
         while true {
             if let item = outbox.pop() { return item }
             guard step() else { return nil }
         }
     }
 
-    // MARK: - Buffer
-
-    private var available: Int { buffer.count - position }
-    private var currentOffset: Int64 { bufferOffset + Int64(position) }
-
-    private mutating func compact() {
-        compactInput(&buffer, position: &position, offset: &bufferOffset)
+    public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
+        if seenEOF { finished = true }
+        return decode(buffer: &buffer)
     }
+
+    // MARK: - Input
+
+    private var position: Int {
+        get { input.readerIndex }
+        set { input.readerIndex = newValue }
+    }
+    private var available: Int { input.readableBytes }
+    private var currentOffset: Int64 { input.readerOffset }
 
     private mutating func consume(_ n: Int) { position += n }
 
-    private func byte(at index: Int) -> UInt8 { buffer[index] }
-
-    /// Index of the first `byte` in `buffer[from..<to]`.
+    /// Index of the first `byte` in `input[from..<to]`.
     private func find(_ byte: UInt8, from: Int, to: Int) -> Int? {
-        guard from < to else { return nil }
-        return buffer.withUnsafeBufferPointer { all -> Int? in
-            guard let base = all.baseAddress, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
-            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-        }
+        input.firstIndex(of: byte, from: from, to: to)
     }
 
     // MARK: - Steps
@@ -140,7 +133,7 @@ public struct HTTPStreamFramer: RecordFramer {
 
     private mutating func stepStart() -> Bool {
         // Blank lines between messages are tolerated (RFC 9112 §2.2).
-        while position < buffer.count, buffer[position] == 0x0D || buffer[position] == 0x0A { position += 1 }
+        while position < input.writerIndex, input[position] == 0x0D || input[position] == 0x0A { position += 1 }
         guard available > 0 else {
             if finished && !interimStatuses.isEmpty {
                 let statuses = interimStatuses.map(String.init).joined(separator: ", ")
@@ -152,7 +145,7 @@ public struct HTTPStreamFramer: RecordFramer {
             }
             return false
         }
-        if buffer.starts(with: "HTTP/1.", at: position) {
+        if input.starts(with: "HTTP/1.", at: position) {
             if interimStatuses.isEmpty {
                 messageStart = currentOffset
                 excerpt.removeAll(keepingCapacity: true)
@@ -163,15 +156,15 @@ public struct HTTPStreamFramer: RecordFramer {
             state = .head
             return true
         }
-        if !finished && buffer.isPrefix(of: "HTTP/1.", at: position) { return false }
-        if finished && buffer.isPrefix(of: "HTTP/1.", at: position) {
+        if !finished && input.isPrefix(of: "HTTP/1.", at: position) { return false }
+        if finished && input.isPrefix(of: "HTTP/1.", at: position) {
             return truncatedBeforeHead("input ended inside a status line")
         }
         let message: String
         if afterUpgrade {
             message = "data after a 101 Switching Protocols response belongs to another protocol"
         } else {
-            message = "expected a status line starting with 'HTTP/1.', found \(quotedMismatch(buffer, at: position, expecting: "HTTP/1."))"
+            message = "expected a status line starting with 'HTTP/1.', found \(quotedMismatch(input, at: position, expecting: "HTTP/1."))"
         }
         afterUpgrade = false
         beginResync(RecordError(.malformedRecord, message, location: .init(offset: currentOffset)))
@@ -190,7 +183,7 @@ public struct HTTPStreamFramer: RecordFramer {
         guard let end = found else {
             return finished ? truncatedBeforeHead("input ended inside the header section") : false
         }
-        let parsed = buffer.withUnsafeBufferPointer { all in
+        let parsed = input.withUnsafeBufferPointer { all in
             HeadParser.parseResponseHead(UnsafeBufferPointer(rebasing: all[position..<end]))
         }
         switch parsed {
@@ -211,7 +204,7 @@ public struct HTTPStreamFramer: RecordFramer {
     /// The input ended before this message's head was complete: the rest (and any interim responses) is the failure.
     private mutating func truncatedBeforeHead(_ message: String) -> Bool {
         let start = startOfMessageOrHere()
-        let rest = (interimStatuses.isEmpty ? [] : excerpt) + buffer[position...]
+        let rest = (interimStatuses.isEmpty ? [] : excerpt) + input.bytes(in: position..<input.writerIndex)
         interimStatuses.removeAll()
         consume(available)
         state = .start
@@ -337,7 +330,7 @@ public struct HTTPStreamFramer: RecordFramer {
             return waitOrTruncate("input ended \(remaining) bytes before the end of the Content-Length body")
         }
         let n = min(available, remaining)
-        body.append(contentsOf: buffer[position..<position + n])
+        input.copyBytes(in: position..<position + n, to: &body)
         consume(n)
         state = .fixedBody(remaining: remaining - n)
         return true
@@ -351,7 +344,7 @@ public struct HTTPStreamFramer: RecordFramer {
             }
             return waitOrTruncate("input ended inside a chunk-size line")
         }
-        let parsed = buffer.withUnsafeBufferPointer { all in
+        let parsed = input.withUnsafeBufferPointer { all in
             HeadParser.parseChunkSizeLine(UnsafeBufferPointer(rebasing: all[position..<newline]))
         }
         guard let size = parsed.size else {
@@ -382,13 +375,13 @@ public struct HTTPStreamFramer: RecordFramer {
         guard available > 0 else {
             return waitOrTruncate("input ended after chunk data, before its line end")
         }
-        if buffer[position] == 0x0A {
+        if input[position] == 0x0A {
             consumeRaw(1)
-        } else if buffer[position] == 0x0D {
+        } else if input[position] == 0x0D {
             guard available > 1 else {
                 return waitOrTruncate("input ended after chunk data, before its line end")
             }
-            guard buffer[position + 1] == 0x0A else {
+            guard input[position + 1] == 0x0A else {
                 return failBody(.malformedRecord, "chunk data not followed by CRLF")
             }
             consumeRaw(2)
@@ -406,7 +399,7 @@ public struct HTTPStreamFramer: RecordFramer {
             }
             return waitOrTruncate("input ended inside the trailer section")
         }
-        let parsed = buffer.withUnsafeBufferPointer { all in
+        let parsed = input.withUnsafeBufferPointer { all in
             HeadParser.parseFieldLines(UnsafeBufferPointer(rebasing: all[position..<end]), firstLine: 0)
         }
         switch parsed {
@@ -452,7 +445,7 @@ public struct HTTPStreamFramer: RecordFramer {
             bodyOverLimit = true
             body = Array(body.prefix(limits.maxErrorBodyBytes))
         }
-        if !bodyOverLimit { body.append(contentsOf: buffer[position..<position + n]) }
+        if !bodyOverLimit { input.copyBytes(in: position..<position + n, to: &body) }
         consume(n)
     }
 
@@ -515,7 +508,7 @@ public struct HTTPStreamFramer: RecordFramer {
     /// Keeps up to the excerpt cap of the next `n` bytes as part of the message's raw input.
     private mutating func capture(_ n: Int) {
         let room = limits.maxErrorBodyBytes - excerpt.count
-        if room > 0 { excerpt.append(contentsOf: buffer[position..<position + min(room, n)]) }
+        if room > 0 { input.copyBytes(in: position..<position + min(room, n), to: &excerpt) }
     }
 
     private mutating func consumeRaw(_ n: Int) {
@@ -539,33 +532,33 @@ public struct HTTPStreamFramer: RecordFramer {
     /// `position`), adding the skipped bytes to the pending failure.
     private mutating func stepResync(checkHere: Bool) -> Bool {
         if checkHere {
-            if buffer.starts(with: "HTTP/1.", at: position) {
+            if input.starts(with: "HTTP/1.", at: position) {
                 finishFailure()
                 state = .start
                 return true
             }
-            if buffer.isPrefix(of: "HTTP/1.", at: position) && !finished { return false }
+            if input.isPrefix(of: "HTTP/1.", at: position) && !finished { return false }
             state = .resync(checkHere: false)
         }
         let pattern: StaticString = "\nHTTP/1."
         var from = position
-        while let next = Self.findLineEndOrH(buffer, from: from) {
-            if buffer[next] == 0x0A {
-                if buffer.starts(with: pattern, at: next) {
+        while let next = Self.findLineEndOrH(input, from: from) {
+            if input[next] == 0x0A {
+                if input.starts(with: pattern, at: next) {
                     skipIntoFailure(next + 1 - position)
                     finishFailure()
                     state = .start
                     return true
                 }
-                if buffer.isPrefix(of: pattern, at: next) && !finished {
+                if input.isPrefix(of: pattern, at: next) && !finished {
                     skipIntoFailure(next - position)
                     return false
                 }
-            } else if bufferOffset + Int64(next) != resyncOrigin {
+            } else if input.offset(of: next) != resyncOrigin {
                 // A status line where no line ends before it: garbage between two responses ends anywhere, and
                 // every response after it must still be read (issue 7: one line per intact record). Only a whole
                 // "HTTP/1.x NNN" counts there, so that text merely mentioning HTTP/1. does not.
-                switch Self.statusLineStart(buffer, at: next) {
+                switch Self.statusLineStart(input, at: next) {
                 case true?:
                     skipIntoFailure(next - position)
                     finishFailure()
@@ -591,7 +584,7 @@ public struct HTTPStreamFramer: RecordFramer {
     }
 
     /// The first line feed or `H` at or after `from`.
-    private static func findLineEndOrH(_ buffer: [UInt8], from: Int) -> Int? {
+    private static func findLineEndOrH(_ buffer: FramerInput, from: Int) -> Int? {
         buffer.withUnsafeBufferPointer { all in
             var k = from
             while k < all.count {
@@ -608,10 +601,10 @@ public struct HTTPStreamFramer: RecordFramer {
 
     /// Whether `HTTP/1.D DDD` and a space or line end start at `index`; `nil` when the buffer ends before that is
     /// known.
-    private static func statusLineStart(_ buffer: [UInt8], at index: Int) -> Bool? {
+    private static func statusLineStart(_ buffer: FramerInput, at index: Int) -> Bool? {
         let shape = statusLineShape
         for k in 0..<shape.count {
-            guard index + k < buffer.count else { return nil }
+            guard index + k < buffer.writerIndex else { return nil }
             let byte = buffer[index + k]
             switch shape[k] {
             case UInt8(ascii: "9"): guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return false }
@@ -627,7 +620,7 @@ public struct HTTPStreamFramer: RecordFramer {
         guard n > 0 else { return }
         if var pending = failure {
             let room = limits.maxErrorBodyBytes - pending.excerpt.count
-            if room > 0 { pending.excerpt.append(contentsOf: buffer[position..<position + min(room, n)]) }
+            if room > 0 { input.copyBytes(in: position..<position + min(room, n), to: &pending.excerpt) }
             failure = pending
         }
         consume(n)
@@ -656,17 +649,17 @@ public struct HTTPStreamFramer: RecordFramer {
     /// The index just past the first empty line at or after `position`, searching incrementally across calls.
     private mutating func findEmptyLine(firstLineMayBeEmpty: Bool) -> Int? {
         if firstLineMayBeEmpty && scanned == 0 {
-            if available >= 1 && buffer[position] == 0x0A { return position + 1 }
-            if available >= 2 && buffer[position] == 0x0D && buffer[position + 1] == 0x0A { return position + 2 }
-            if available < 2 && (available == 0 || buffer[position] == 0x0D) { return nil }
+            if available >= 1 && input[position] == 0x0A { return position + 1 }
+            if available >= 2 && input[position] == 0x0D && input[position + 1] == 0x0A { return position + 2 }
+            if available < 2 && (available == 0 || input[position] == 0x0D) { return nil }
         }
         var from = position + scanned
         let limit = scanLimit(extra: 2)
         while let newline = find(0x0A, from: from, to: limit) {
             let next = newline + 1
-            if next < buffer.count && buffer[next] == 0x0A { return next + 1 }
-            if next + 1 < buffer.count && buffer[next] == 0x0D && buffer[next + 1] == 0x0A { return next + 2 }
-            if next >= buffer.count || (buffer[next] == 0x0D && next + 1 >= buffer.count) {
+            if next < input.writerIndex && input[next] == 0x0A { return next + 1 }
+            if next + 1 < input.writerIndex && input[next] == 0x0D && input[next + 1] == 0x0A { return next + 2 }
+            if next >= input.writerIndex || (input[next] == 0x0D && next + 1 >= input.writerIndex) {
                 // Undecided until more input arrives: look at this line end again then.
                 scanned = newline - position
                 return nil
@@ -680,7 +673,7 @@ public struct HTTPStreamFramer: RecordFramer {
     /// Where a search bounded by `maxHeaderBytes + extra` bytes from `position` must stop (no overflow, whatever
     /// the limit).
     private func scanLimit(extra: Int) -> Int {
-        limits.maxHeaderBytes >= available ? buffer.count : position + min(available, limits.maxHeaderBytes + extra)
+        limits.maxHeaderBytes >= available ? input.writerIndex : position + min(available, limits.maxHeaderBytes + extra)
     }
 
 }

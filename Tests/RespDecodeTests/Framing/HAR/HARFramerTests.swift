@@ -1,3 +1,4 @@
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -28,51 +29,17 @@ func jsonFramedSummary(_ item: FramedItem) -> String {
     }
 }
 
-/// Feeds `input` to `framer` in pieces of the given sizes (the rest in one piece), finishes it, and returns every
-/// item it gave.
-func feed<F: RecordFramer>(_ framer: inout F, _ input: [UInt8], pieces: [Int] = []) -> [FramedItem] {
-    var items: [FramedItem] = []
-    var start = 0
-    for size in pieces where start < input.count {
-        let end = min(input.count, start + size)
-        framer.append(Array(input[start..<end]))
-        while let item = framer.next() { items.append(item) }
-        start = end
-    }
-    if start < input.count { framer.append(Array(input[start...])) }
-    framer.finish()
-    while let item = framer.next() { items.append(item) }
-    return items
-}
-
-/// Frames `input` with framers from `make`: whole, byte by byte (when `byteByByte`) and in `randomSplits` random
-/// splits. Every run must give the same items in every detail; returns the whole run's items.
+/// Frames `input` with framers from `make` whole, byte by byte (when `byteByByte`) and in `randomSplits` random
+/// splits (``FramerSplits``); every run must give the same items in every detail. Returns the whole run's items.
 func framedInEverySplit<F: RecordFramer>(
-    _ input: [UInt8], byteByByte: Bool = true, randomSplits: Int = 50, maxPiece: Int = 9, _ make: () -> F
+    _ input: [UInt8], byteByByte: Bool = true, randomSplits: Int = 50, maxPiece: Int = 9,
+    sourceLocation: SourceLocation = #_sourceLocation, _ make: () -> F
 ) -> [FramedItem] {
-    func run(_ pieces: [Int]) -> [FramedItem] {
-        var framer = make()
-        return feed(&framer, input, pieces: pieces)
-    }
-    let whole = run([])
-    let expected = whole.map(jsonFramedSummary)
-    if byteByByte {
-        #expect(run(Array(repeating: 1, count: input.count)).map(jsonFramedSummary) == expected, "byte by byte differs")
-    }
-    var generator = SplitMix64(seed: UInt64(input.count) &* 31 &+ 7)
-    for _ in 0..<randomSplits {
-        var pieces: [Int] = []
-        var total = 0
-        while total < input.count {
-            let size = Int(generator.next() % UInt64(maxPiece)) + 1
-            pieces.append(size)
-            total += size
-        }
-        let split = run(pieces).map(jsonFramedSummary)
-        #expect(split == expected, "a random split differs")
-        if split != expected { break }
-    }
-    return whole
+    let verdict = FramerSplits.verify(
+        input, byteByByte: byteByByte, randomSplits: randomSplits, maxPiece: maxPiece,
+        seed: UInt64(input.count) &* 31 &+ 7, make: make, describe: jsonFramedSummary)
+    #expect(verdict.mismatches == [], sourceLocation: sourceLocation)
+    return verdict.items
 }
 
 /// Checks what any item list must keep, whatever the input: offsets increase, a failure's bytes end before the next
@@ -452,17 +419,11 @@ struct HARFramerTests {
             var framer = HARFramer(limits: limits)
             let bytes = HARText.bytes(text)
             var largest = 0
-            var kinds: [String] = []
-            var start = 0
-            while start < bytes.count {
-                framer.append(Array(bytes[start..<min(bytes.count, start + piece)]))
-                while let item = framer.next() { kinds.append(describeKind(item)) }
-                largest = max(largest, framer.bufferCapacity)
-                start += piece
+            let pieces = Array(repeating: piece, count: bytes.count / piece + 1)
+            let items = FramerSplits.feed(&framer, bytes, pieces: pieces) { _, input in
+                largest = max(largest, input.capacity)
             }
-            framer.finish()
-            while let item = framer.next() { kinds.append(describeKind(item)) }
-            return (largest, kinds)
+            return (largest, items.map { describeKind($0) })
         }
         // 40 MB of entries of 100 KB each.
         let entry = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "b", count: 100_000) + #""}"#)

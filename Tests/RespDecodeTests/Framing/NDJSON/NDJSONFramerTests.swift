@@ -1,3 +1,4 @@
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -186,16 +187,10 @@ struct NDJSONFramerTests {
         let bytes = Array((huge + "\n" + #"{"status":200}"# + "\n").utf8)
         var framer = NDJSONFramer(limits: limits)
         var largest = 0
-        var items: [FramedItem] = []
-        var start = 0
-        while start < bytes.count {
-            framer.append(Array(bytes[start..<min(bytes.count, start + piece)]))
-            while let item = framer.next() { items.append(item) }
-            largest = max(largest, framer.bufferCapacity)
-            start += piece
+        let pieces = Array(repeating: piece, count: bytes.count / piece + 1)
+        let items = FramerSplits.feed(&framer, bytes, pieces: pieces) { _, input in
+            largest = max(largest, input.capacity)
         }
-        framer.finish()
-        while let item = framer.next() { items.append(item) }
         #expect(kinds(items) == ["limitExceeded", "record"])
         #expect(largest < 4 * (3000 + piece), "buffer grew to \(largest) bytes")
     }

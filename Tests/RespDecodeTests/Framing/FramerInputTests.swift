@@ -1,0 +1,69 @@
+import Testing
+
+@testable import RespDecode
+
+@Suite("Framer input")
+struct FramerInputTests {
+    @Test func readsIntoSpareCapacityAndKeepsInputOffsets() {
+        var input = FramerInput(startingAt: 100)
+        let written = input.writeWithUnsafeMutableBytes(minimumWritableBytes: 8) { spare in
+            #expect(spare.count >= 8)
+            spare.copyBytes(from: Array("HTTP/1.1".utf8))
+            return 8
+        }
+        #expect(written == 8 && input.readableBytes == 8 && input.readerOffset == 100)
+        #expect(input.starts(with: "HTTP/", at: 0) && !input.starts(with: "HTTP/2", at: 0))
+        #expect(input.isPrefix(of: "HTTP/1.1 ", at: 0) && !input.isPrefix(of: "HTTP/1.1", at: 0))
+        #expect(input.firstIndex(of: UInt8(ascii: "/"), from: 0) == 4)
+        input.moveReaderIndex(forwardBy: 5)
+        #expect(input.readerOffset == 105 && input.offset(of: 7) == 107)
+        // A failed read writes nothing.
+        #expect(input.writeWithUnsafeMutableBytes(minimumWritableBytes: 1) { _ in -1 } == -1)
+        #expect(input.readableBytes == 3)
+    }
+
+    /// The rule each framer used to apply to its own buffer: drop the consumed front when all of it is consumed, or
+    /// when it is at least 64 KiB and at least half of what is held.
+    @Test func compactsByTheAmortizedRule() {
+        var input = FramerInput([UInt8](repeating: 7, count: 100))
+        input.moveReaderIndex(forwardBy: 60)
+        #expect(input.compact() == 0 && input.readerIndex == 60)
+        input.moveReaderIndex(forwardBy: 40)
+        #expect(input.compact() == 100 && input.readerIndex == 0 && input.writerIndex == 0 && input.readerOffset == 100)
+
+        var big = FramerInput((0..<(200 * 1024)).map { UInt8(truncatingIfNeeded: $0) })
+        big.moveReaderIndex(forwardBy: 64 * 1024)
+        #expect(big.compact() == 0, "less than half consumed")
+        big.moveReaderIndex(forwardBy: 40 * 1024)
+        #expect(big.compact() == 104 * 1024)
+        #expect(big.readerIndex == 0 && big.readableBytes == 96 * 1024 && big.readerOffset == 104 * 1024)
+        #expect(big[0] == UInt8(truncatingIfNeeded: 104 * 1024) && big[1] == UInt8(truncatingIfNeeded: 104 * 1024 + 1))
+    }
+
+    @Test func copiesAreIndependent() {
+        var a = FramerInput(Array("abc".utf8))
+        let b = a
+        a.write(Array("def".utf8))
+        a.moveReaderIndex(forwardBy: 6)
+        a.compact()
+        a.write(Array("g".utf8))
+        #expect(b.bytes(in: 0..<3) == Array("abc".utf8) && b.readableBytes == 3)
+        #expect(a.bytes(in: 0..<1) == Array("g".utf8) && a.readerOffset == 6)
+    }
+
+    /// A framer consumes from the input it is lent and keeps none of it: whatever it has not consumed stays there.
+    @Test func framersConsumeOnlyWhatTheyFrame() {
+        var framer = HTTPStreamFramer()
+        var input = FramerInput(Array("HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nContent-Le".utf8))
+        #expect(framer.decode(buffer: &input).map(\.offset) == 0)
+        #expect(framer.decode(buffer: &input).map(\.offset) == nil)
+        #expect(input.readerOffset == 27, "the head that is not whole yet stays unconsumed")
+        input.write(Array("ngth: 2\r\n\r\nhi".utf8))
+        guard case .record(let record) = framer.decode(buffer: &input) else {
+            Issue.record("no record")
+            return
+        }
+        #expect(record.offset == 27 && record.body == Array("hi".utf8) && input.readableBytes == 0)
+        #expect(framer.decodeLast(buffer: &input, seenEOF: true).map(\.offset) == nil)
+    }
+}
