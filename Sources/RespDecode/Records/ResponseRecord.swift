@@ -55,6 +55,21 @@ public struct ResponseRecord: Sendable {
     }
 }
 
+/// A `WARC-Payload-Digest` that the framer parsed and left for a worker to check (the hashing is the costly part of
+/// reading a .warc.gz, and the reading thread is the one that cannot be shared): what the check needs, as data. The
+/// check is `ResponseRecord.checkPayloadDigest()` (Framing/WARC/PayloadDigest.swift).
+public struct PendingPayloadDigest: Sendable, Hashable {
+    /// The algorithm's name as `WARC-Payload-Digest` labels are read: `sha1`, `sha256`, `sha512`, `md5`.
+    let algorithm: String
+    /// The digest's bytes.
+    let value: [UInt8]
+    /// The payload is the record's `body[payloadStart...]` (after the request head of a request record).
+    let payloadStart: Int
+    /// A response whose body was de-chunked: the payload as stored (chunked), checked when the body does not match,
+    /// as writers disagree on which one they digest (warcio issue 74).
+    let storedPayload: [UInt8]?
+}
+
 /// The WARC header fields of the record a response came from (SPEC §2 warc, §4).
 public struct WARCRecordInfo: Sendable, Hashable {
     /// `WARC-Type`: `response`, `resource`, …

@@ -166,13 +166,17 @@ enum PayloadDigest {
 
 /// A `WARC-Payload-Digest` the WARC framer found and left for a worker to check: the expected value, and which bytes
 /// the payload is.
-public struct PendingPayloadDigest: Sendable, Hashable {
-    let expected: PayloadDigest.Expected
-    /// The payload is the record's `body[payloadStart...]` (after the request head of a request record).
-    let payloadStart: Int
-    /// A response whose body was de-chunked: the payload as stored (chunked), checked when the body does not match,
-    /// as writers disagree on which one they digest (warcio issue 74).
-    let storedPayload: [UInt8]?
+extension PendingPayloadDigest {
+    init(expected: PayloadDigest.Expected, payloadStart: Int, storedPayload: [UInt8]?) {
+        self.init(
+            algorithm: expected.algorithm.rawValue, value: expected.value, payloadStart: payloadStart,
+            storedPayload: storedPayload)
+    }
+
+    /// The digest to compare with; nil for an algorithm this file does not know (none: the framer made it).
+    var expected: PayloadDigest.Expected? {
+        PayloadDigest.Algorithm(rawValue: algorithm).map { PayloadDigest.Expected(algorithm: $0, value: value) }
+    }
 }
 
 extension ResponseRecord {
@@ -181,17 +185,18 @@ extension ResponseRecord {
     public mutating func checkPayloadDigest() {
         guard let pending = warc?.pendingDigest else { return }
         warc?.pendingDigest = nil
+        guard let expected = pending.expected else { return }
         var ok = body.withUnsafeBufferPointer { body in
-            PayloadDigest.matches(pending.expected, UnsafeBufferPointer(rebasing: body[pending.payloadStart...]))
+            PayloadDigest.matches(expected, UnsafeBufferPointer(rebasing: body[pending.payloadStart...]))
         }
         if ok == false, let stored = pending.storedPayload {
-            ok = stored.withUnsafeBufferPointer { PayloadDigest.matches(pending.expected, $0) }
+            ok = stored.withUnsafeBufferPointer { PayloadDigest.matches(expected, $0) }
         }
         switch ok {
         case .some(true): warc?.digest = .ok
         case .some(false): warc?.digest = .mismatch
         case .none:
-            warnings.append("libcrypto could not compute the \(pending.expected.algorithm.rawValue) digest: not checked")
+            warnings.append("libcrypto could not compute the \(pending.algorithm) digest: not checked")
         }
     }
 }
