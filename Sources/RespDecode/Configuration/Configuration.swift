@@ -45,20 +45,6 @@ extension CompoundDecoder {
     }
 }
 
-/// How input is framed (SPEC §2).
-public enum InputFormat: String, Sendable, CaseIterable {
-    /// Decided per input from its first bytes.
-    case auto
-    /// A stream of raw HTTP/1.x responses.
-    case http
-    /// WARC/1.0 or 1.1 records, plain or gzip (per record or as a whole).
-    case warc
-    /// A HAR 1.2 document.
-    case har
-    /// One JSON record object per line.
-    case ndjson
-}
-
 /// How result lines are written (SPEC §4).
 public enum OutputStyle: String, Sendable, CaseIterable {
     /// One compact JSON object per line.

@@ -9,8 +9,9 @@
 /// A HAR document whose first key is not `log` is read as ndjson, and every line of it fails: `--input har` says
 /// what it is (README, "Input framings").
 ///
-/// A framing is its framer (a ``RecordFramer``: a state machine over the runner's ``FramerInput``), its case of
-/// ``InputFormat``, its line in ``decide(_:)`` and its line in ``framer(for:configuration:)``, both here.
+/// A framing is its framer (a ``RecordFramer``: a state machine over the runner's ``FramerInput``) and, in this file,
+/// its case of ``InputFormat``, its line in ``decide(_:)`` and its line in
+/// ``framer(for:limits:warcTypes:verifyDigests:)``.
 public enum InputDetection {
     /// How many leading bytes detection wants to see (fewer at end of input is fine): enough for a BOM, an
     /// indented `{` and `"log"`.
@@ -61,12 +62,17 @@ public enum InputDetection {
     }
 
     /// A new framer for `format` (`auto`, undecided: raw HTTP).
-    public static func framer(for format: InputFormat, configuration: Configuration) -> any RecordFramer {
-        let limits = configuration.limits
-        return switch format {
+    /// - Parameters:
+    ///   - limits: the bounds every framer keeps.
+    ///   - warcTypes: the WARC record types that become items (nil: all); the others are skipped and counted.
+    ///   - verifyDigests: whether WARC payload digests are left for the workers to check.
+    /// - Returns: the framer, with nothing read yet.
+    public static func framer(
+        for format: InputFormat, limits: Limits, warcTypes: Set<String>?, verifyDigests: Bool
+    ) -> any RecordFramer {
+        switch format {
         case .auto, .http: HTTPStreamFramer(limits: limits)
-        case .warc:
-            WARCFramer(limits: limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
+        case .warc: WARCFramer(limits: limits, types: warcTypes, verifyDigests: verifyDigests)
         case .har: HARFramer(limits: limits)
         case .ndjson: NDJSONFramer(limits: limits)
         }
@@ -77,4 +83,18 @@ public enum InputDetection {
             i += 1
         }
     }
+}
+
+/// How input is framed (SPEC §2).
+public enum InputFormat: String, Sendable, CaseIterable {
+    /// Decided per input from its first bytes.
+    case auto
+    /// A stream of raw HTTP/1.x responses.
+    case http
+    /// WARC/1.0 or 1.1 records, plain or gzip (per record or as a whole).
+    case warc
+    /// A HAR 1.2 document.
+    case har
+    /// One JSON record object per line.
+    case ndjson
 }

@@ -213,7 +213,9 @@ public final class StreamRunner {
             format = detected ?? .http
         }
         // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
-        var framer = InputDetection.framer(for: format, configuration: configuration)
+        var framer = InputDetection.framer(
+            for: format, limits: configuration.limits, warcTypes: configuration.warcTypes,
+            verifyDigests: configuration.verifyDigests)
         pump(&framer, &buffer, fd: fd, ended: ended, input: input)
     }
 
