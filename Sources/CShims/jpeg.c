@@ -1,5 +1,5 @@
 /* libjpeg(-turbo)'s API behind one setjmp. libjpeg's default error_exit prints and calls exit(); corrupt-data
-   warnings only go to emit_message; progressive scans are unbounded (reference/reliability.md §1.8). */
+   warnings only go to emit_message; progressive scans are unbounded (docs/reliability.md#jpeg-images). */
 #include "CShims.h"
 
 #include <setjmp.h>

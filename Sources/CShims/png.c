@@ -1,5 +1,5 @@
 /* libpng's classic API behind one setjmp. libpng reports a fatal error by calling the error function, which must
-   not return: without a jmp_buf libpng abort()s (reference/spike-framing-and-c-libraries.md §4). */
+   not return: without a jmp_buf libpng abort()s (docs/contributing.md#c-libraries-behind-a-c-shim). */
 #include "CShims.h"
 
 #include <png.h>

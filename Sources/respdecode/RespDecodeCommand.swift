@@ -152,7 +152,7 @@ func startLogging(at level: Logger.Level) -> Logger {
 
 /// Runs `body` with the statistics of the run, printed on standard error as `configuration` asks (`--stats-interval`
 /// lines, a progress line on a terminal, `--stats`' summary at the end, a line on SIGUSR1), and SIGTERM/SIGINT routed
-/// to ``Shutdown`` (SPEC §1).
+/// to ``Shutdown`` (docs/output.md#exit-status).
 func withStatistics<R, Failure: Error>(
     _ configuration: Configuration, _ body: (Statistics) throws(Failure) -> R
 ) throws(Failure) -> R {
@@ -170,7 +170,7 @@ func withStatistics<R, Failure: Error>(
 
 extension DecodeCommand {
     /// Runs `inputs` through a ``StreamRunner`` whose workers write lines with `writer` (nil: decode), and exits as
-    /// the summary says (SPEC §1): an engine must be able to tell a partial run from a complete one.
+    /// the summary says (docs/output.md#exit-status): an engine must be able to tell a partial run from a complete one.
     static func stream(
         _ inputs: InputArguments, options: DecodeOptions, configuration: Configuration, writer: (any LineWriter)?
     ) throws {
@@ -187,7 +187,7 @@ extension DecodeCommand {
         if options.strict && summary.ok < summary.records { throw ExitCode(1) }
     }
 
-    /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (SPEC §1).
+    /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (docs/output.md#exit-status).
     private static func run(
         _ inputs: InputArguments, configuration: Configuration, logger: Logger, writer: (any LineWriter)?
     ) throws -> RunSummary {

@@ -266,6 +266,43 @@ struct DocExamplesTests {
         }
     }
 
+    /// Code comments cite the contract where it lives, docs/PAGE.md#anchor, and every such citation resolves; none
+    /// cites a document outside the repository (the original SPEC.md or the gathered reference notes).
+    @Test func commentsCiteDocsThatExist() throws {
+        let root = EndToEndTests.packageRoot
+        let citation = try Regex(#"docs/([A-Za-z0-9_-]+\.md)(#[a-z0-9_-]+)?"#)
+        let outside = try Regex(#"SPEC §|SPEC\.md|reference/[a-z-]+\.md|(af-parity|perf-baseline|ecosystem|spike-framing-and-c-libraries)\.md"#)
+        var cited = 0
+        for folder in ["Sources", "Tests", "scripts", "bench", ".ci"] {
+            let enumerator = FileManager.default.enumerator(
+                at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            while let url = enumerator?.nextObject() as? URL {
+                let relative = String(url.path.dropFirst(root.path.count + 1))
+                if relative.hasPrefix("Tests/FuzzRegressions/") || relative == "Tests/EndToEndTests/DocExamplesTests.swift"
+                {
+                    continue
+                }
+                guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+                if let match = text.firstMatch(of: outside) {
+                    Issue.record("\(relative) cites \(text[match.range]), a document outside the repository")
+                }
+                for match in text.matches(of: citation) {
+                    cited += 1
+                    let page = "docs/" + String(match.output[1].substring ?? "")
+                    guard let linked = try? String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
+                    else {
+                        Issue.record("\(relative) cites \(page), which does not exist")
+                        continue
+                    }
+                    if let fragment = match.output[2].substring, !Self.anchors(in: linked).contains(String(fragment.dropFirst())) {
+                        Issue.record("\(relative) cites \(page)\(fragment): no heading with that anchor")
+                    }
+                }
+            }
+        }
+        #expect(cited >= 50, "found \(cited) citations of docs/ in the code")
+    }
+
     /// The comparison itself: a wrong line fails, `...` takes any run of lines, and nothing else is loose.
     @Test func outputComparison() {
         #expect(Self.matches(["a", "b"], ["a", "b"]))

@@ -3,10 +3,10 @@ import CZlib
 import Foundation
 import Testing
 
-/// The rows of reference/reliability.md's hostile catalogue that the other hostile suites do not cover, through the
+/// The rows of docs/reliability.md#hostile-inputs that the other hostile suites do not cover, through the
 /// real binary within the same budgets (HostileDocumentTests.runLimited: 1 s of CPU time, 256 MB resident, nothing
-/// on stderr, exit 0): HTTP framing (§1.1), WARC and HAR (§1.2), the rest of Content-Encoding (§1.3), JSON (§1.5)
-/// and the process-level rules (§1.9). The README's "Hostile inputs" table maps every row to its test.
+/// on stderr, exit 0): HTTP framing (docs/reliability.md#raw-http-framing), WARC and HAR (docs/reliability.md#warc-and-har), the rest of Content-Encoding (docs/reliability.md#content-encoding), JSON (docs/reliability.md#json)
+/// and the process-level rules (docs/reliability.md#the-process). docs/reliability.md#hostile-inputs maps every row to its test.
 extension HostileDocumentTests {
     @Suite("Hostile catalogue")
     struct HostileCatalogueTests {
@@ -46,7 +46,7 @@ extension HostileDocumentTests {
             Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
         }
 
-        // MARK: §1.1 raw HTTP/1.1 streams
+        // MARK: docs/reliability.md#raw-http-framing raw HTTP/1.1 streams
 
         static let httpRows: [Row] = {
             var rows = [
@@ -117,7 +117,7 @@ extension HostileDocumentTests {
         @Test(arguments: httpRows)
         func httpFraming(_ row: Row) throws { try Self.check(row) }
 
-        // MARK: §1.2 WARC and HAR
+        // MARK: docs/reliability.md#warc-and-har WARC and HAR
 
         static func warc(_ block: String, lengthField: String? = nil, extra: String = "") -> Data {
             Data(("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
@@ -175,7 +175,7 @@ extension HostileDocumentTests {
             #expect(lines.first?["digest"] as? String == "mismatch", "\(lines)")
         }
 
-        // MARK: §1.3 the rest of Content-Encoding
+        // MARK: docs/reliability.md#content-encoding the rest of Content-Encoding
 
         static func encoded(_ body: [UInt8], _ coding: String) -> Data {
             Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
@@ -201,7 +201,7 @@ extension HostileDocumentTests {
             }
         }
 
-        // MARK: §1.5 JSON
+        // MARK: docs/reliability.md#json JSON
 
         static let jsonRows: [Row] = {
             func row(_ name: String, _ body: String, _ expected: String) -> Row {
@@ -239,9 +239,9 @@ extension HostileDocumentTests {
         @Test(arguments: jsonRows)
         func jsonDocuments(_ row: Row) throws { try Self.check(row) }
 
-        // MARK: §1.9 the process
+        // MARK: docs/reliability.md#the-process the process
 
-        /// Foundation's plist readers crash or leak on hostile input (reliability.md findings 1-4): no source file
+        /// Foundation's plist readers crash or leak on hostile input (docs/reliability.md#property-lists): no source file
         /// calls them; the plist decoder is respdecode's own.
         @Test func noFoundationPlistReaderIsCalled() throws {
             let sources = EndToEndTests.packageRoot.appendingPathComponent("Sources")

@@ -194,7 +194,7 @@ struct HostileDocumentTests {
     }
 
     @Test func generatedPlistAttacks() throws {
-        // Binary plists built as reliability.md §5 describes: `bplist00`, objects, offset table, 32-byte trailer.
+        // Binary plists built as docs/reliability.md#property-lists describes: `bplist00`, objects, offset table, 32-byte trailer.
         func bplist(_ objects: [[UInt8]], top: UInt64 = 0, count: UInt64? = nil, tableAt: UInt64? = nil) -> Data {
             var body = Array("bplist00".utf8)
             var offsets: [Int] = []

@@ -4,7 +4,7 @@ import CZstd
 import Foundation
 import Testing
 
-/// Hostile Content-Encodings (reference/reliability.md §1.3) through the real binary, within the documents' budgets
+/// Hostile Content-Encodings (docs/reliability.md#content-encoding) through the real binary, within the documents' budgets
 /// (1 s of CPU time, 256 MB resident): each ratio bomb is one `limitExceeded` line, nothing on stderr, exit 0.
 /// Nested in the documents' suite so that these run one at a time with the other memory-limited tests.
 extension HostileDocumentTests {

@@ -2,7 +2,7 @@ import CZlib
 import Foundation
 import Testing
 
-/// Hostile images (reference/reliability.md §1.7, §1.8, §5) through the real binary, under the same 256 MB / 1 s
+/// Hostile images (docs/reliability.md#png-images and docs/reliability.md#jpeg-images) through the real binary, under the same 256 MB / 1 s
 /// harness as the hostile documents: one line each, nothing on stderr. Nested in the documents' suite so the two run
 /// one test at a time between them too (the 1 s budgets assume the machine is not busy with the other).
 extension HostileDocumentTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The service runtime on the built binary (SPEC §1, issue 6): jobs keep input order, SIGTERM/SIGINT drain, SIGUSR1
+/// The service runtime on the built binary (docs/output.md#exit-status, issue 6): jobs keep input order, SIGTERM/SIGINT drain, SIGUSR1
 /// and the statistics options write to standard error only.
 extension EndToEndTests {
     @Suite("Runtime") struct RuntimeTests {

@@ -45,7 +45,7 @@ extension CompoundDecoder {
     }
 }
 
-/// How result lines are written (SPEC §4).
+/// How result lines are written (docs/output.md#pretty-output).
 public enum OutputStyle: String, Sendable, CaseIterable {
     /// One compact JSON object per line.
     case ndjson

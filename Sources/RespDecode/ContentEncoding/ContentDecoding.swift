@@ -1,5 +1,5 @@
 /*
- Undoes a response's Content-Encoding (SPEC §3.1) before anything else looks at the body.
+ Undoes a response's Content-Encoding (docs/content-encoding.md#undoing-the-codings) before anything else looks at the body.
 
  The list is undone last-applied first (`Content-Encoding: deflate, gzip, zstd` is undone as zstd, then gzip, then
  deflate). Each coding goes through its C library, streaming straight into the storage of the output array:
@@ -17,7 +17,7 @@
  Bombs. Every coding's output counts against one budget, `maxDecodedBodyBytes` (default 64 MiB): the moment the
  layers together would pass it, decoding stops with `limitExceeded`. No size a stream declares (gzip ISIZE, a zstd
  frame's content size) is trusted for an allocation: the output array starts at min(cap, 4 × input) and doubles, and
- never holds more than cap + 1 bytes. Measured on the 1 GB bombs of reference/reliability.md §1.3 at the default cap:
+ never holds more than cap + 1 bytes. Measured on the 1 GB bombs of docs/reliability.md#content-encoding at the default cap:
  peak resident memory is the process's ~19 MB plus 64 MiB (gzip, gzip∘gzip), plus the 8 MiB zstd window, plus the
  16 MiB brotli window, each stopped within 0.2 s (release build). More codings than `maxContentCodings` (default 4;
  `identity` does not count) is `limitExceeded` too.
@@ -48,7 +48,7 @@
  frame are left out with a warning that counts them (servers pad; the body before them is whole and checked).
  */
 
-/// Undoes a response's Content-Encoding (SPEC §3.1). See the file comment for the rules.
+/// Undoes a response's Content-Encoding (docs/content-encoding.md#undoing-the-codings). See the file comment for the rules.
 public enum ContentDecoding {
     /// A decoded body and what is worth knowing about how it was decoded.
     public struct Outcome: Sendable {
@@ -166,7 +166,7 @@ public enum ContentDecoding {
             }
         case "deflate":
             // Raw deflate has no header, and text can begin with a valid zlib header ("x^", "Hj") — so can raw
-            // deflate data: when the zlib reading fails, the raw one is tried (reliability.md §1.3).
+            // deflate data: when the zlib reading fails, the raw one is tried (docs/reliability.md#content-encoding).
             if Zlib.hasZlibHeader(input) {
                 let wrapped = Zlib.decompress(input, format: .zlib, into: &output)
                 if case .failed = wrapped {

@@ -16,7 +16,7 @@ public protocol BodyDecoder: Sendable {
 
 /// What a decoder may need besides the body.
 public struct DecodingContext: Sendable {
-    /// The response's MIME type (SPEC §3.2).
+    /// The response's MIME type (docs/decoding.md#mime-type).
     public var mimeType: String?
     /// The `charset` parameter of the response's Content-Type, if any.
     public var charset: String?
@@ -34,7 +34,7 @@ public struct DecodingContext: Sendable {
 
 extension BodyDecoder {
     /// Whether a body means "no content": empty, or exactly one space (Rails' `head :ok`). The text decoders give no
-    /// value and no error for it (SPEC §3.7; AFNetworking's plist test `…Handles204`).
+    /// value and no error for it (docs/decoding.md#empty-bodies; AFNetworking's plist test `…Handles204`).
     @inline(__always)
     public static func isNoContent(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
         body.isEmpty || (body.count == 1 && body[0] == 0x20)

@@ -1,5 +1,5 @@
 /// Validates a record and runs it through the chain, writing its one result line: AFNetworking's
-/// `AFCompoundResponseSerializer`, changed where a pipeline needs more than an app does (SPEC §3):
+/// `AFCompoundResponseSerializer`, changed where a pipeline needs more than an app does (docs/afnetworking.md#mapping):
 ///
 /// - The first decoder whose acceptable types match the MIME type decodes the body; with none, the raw fallback
 ///   returns the body, validating the status only (or, with `strictTypes`, the type check fails: -1016).
@@ -81,7 +81,7 @@ public struct CompoundDecoder: Sendable {
         let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
 
         // A status error, and with --strict-digests a payload digest mismatch, still let the body decode: the line
-        // then has the value and the error (SPEC §3.5).
+        // then has the value and the error (docs/decoding.md#status-errors-still-decode).
         var recordError =
             settings.acceptableStatusCodes.contains(record.status) ? nil : Validation.statusError(record.status)
         if settings.strictDigests, record.warc?.digest == .mismatch {
@@ -90,7 +90,7 @@ public struct CompoundDecoder: Sendable {
         }
 
         return record.body.withUnsafeBufferPointer { framed -> Bool in
-            // Content-Encoding is undone first (SPEC §3.1); a HAR body is already decoded, an empty one has nothing
+            // Content-Encoding is undone first (docs/content-encoding.md#undoing-the-codings); a HAR body is already decoded, an empty one has nothing
             // to undo. Everything after this sees the decoded body; a failure keeps the bytes as framed in `body`.
             var decoded: [UInt8]?
             var decodingError: RecordError?
@@ -157,8 +157,8 @@ public struct CompoundDecoder: Sendable {
             warnings: &warnings, outcome: &outcome)
     }
 
-    /// The MIME type of SPEC §3.2 (or nil) with the `charset` parameter; several differing Content-Type fields give
-    /// a warning, and the last one counts.
+    /// The MIME type (docs/decoding.md#mime-type), or nil, with the `charset` parameter; several differing Content-Type
+    /// fields give a warning, and the last one counts.
     private static func contentType(
         of headers: HeaderFields, warnings: inout [String]
     ) -> (mimeType: String?, charset: String?) {

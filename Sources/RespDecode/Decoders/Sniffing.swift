@@ -1,5 +1,5 @@
 /// `--sniff`: a MIME type from a body's first bytes, for records whose Content-Type is missing or
-/// `application/octet-stream` (SPEC §3.4). The line then says `"sniffed":true`.
+/// `application/octet-stream` (docs/decoding.md#sniffing). The line then says `"sniffed":true`.
 ///
 /// Only signatures that leave little doubt are used, so a sniffed type sends the body to the decoder that can read
 /// it, and anything else stays with the raw decoder:

@@ -1,4 +1,4 @@
-/// Picks the framing of an input from its first bytes (SPEC §2 auto).
+/// Picks the framing of an input from its first bytes (docs/framings.md#detection).
 ///
 ///     (white space skipped) HTTP/ ......................... http
 ///     WARC/ ............................................... warc
@@ -7,7 +7,7 @@
 ///     (white space) { otherwise ........................... ndjson
 ///
 /// A HAR document whose first key is not `log` is read as ndjson, and every line of it fails: `--input har` says
-/// what it is (README, "Input framings").
+/// what it is (docs/framings.md#detection).
 ///
 /// A framing is its framer (a ``RecordFramer``: a state machine over the runner's ``FramerInput``) and, in this file,
 /// its case of ``InputFormat``, its line in ``decide(_:)`` and its line in
@@ -85,7 +85,7 @@ public enum InputDetection {
     }
 }
 
-/// How input is framed (SPEC §2).
+/// How input is framed (docs/framings.md#rules-for-every-framing).
 public enum InputFormat: String, Sendable, CaseIterable {
     /// Decided per input from its first bytes.
     case auto

@@ -1,4 +1,4 @@
-/// Writes the pieces of a result line (SPEC §4). Keys appear in this order, each only when it has a value:
+/// Writes the pieces of a result line (docs/output.md#the-result-line). Keys appear in this order, each only when it has a value:
 ///
 ///     seq offset input id url method warcType warcRecordId warcDate status contentType sniffed contentEncoding
 ///     bodyBytes decodedBytes digest decoder ok value error body trailers warnings

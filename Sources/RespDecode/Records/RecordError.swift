@@ -68,7 +68,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The stable error codes of SPEC §4.
+    /// The stable error codes (docs/output.md#errors).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList

@@ -70,7 +70,7 @@ public struct PendingPayloadDigest: Sendable, Hashable {
     let storedPayload: [UInt8]?
 }
 
-/// The WARC header fields of the record a response came from (SPEC §2 warc, §4).
+/// The WARC header fields of the record a response came from (docs/framings.md#warc).
 public struct WARCRecordInfo: Sendable, Hashable {
     /// `WARC-Type`: `response`, `resource`, …
     public var type: String

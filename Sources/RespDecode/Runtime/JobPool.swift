@@ -5,7 +5,7 @@ import Glibc
 /// their lines. Shared by every stream of a run and every connection of `serve`.
 public final class JobPool: @unchecked Sendable {
     /// How many batches a stream may have in flight, and how many body bytes: enough to keep every worker busy
-    /// while the reader frames ahead and the writer writes behind, and no more (SPEC §5: memory bounded by the limits
+    /// while the reader frames ahead and the writer writes behind, and no more (docs/reliability.md#limits: memory bounded by the limits
     /// and the jobs).
     let window: Int
     let budgetBytes: Int

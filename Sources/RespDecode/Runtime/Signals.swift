@@ -2,7 +2,7 @@ internal import CShims
 import Glibc
 import Synchronization
 
-/// SIGTERM and SIGINT ask for a drain (SPEC §1): readers stop reading, every record already read gets its line, and
+/// SIGTERM and SIGINT ask for a drain (docs/output.md#exit-status): readers stop reading, every record already read gets its line, and
 /// the process exits 143 or 130 when input was left unread. A second one exits at once. SIGUSR1 prints the
 /// statistics.
 ///

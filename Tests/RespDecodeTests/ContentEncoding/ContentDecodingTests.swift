@@ -528,7 +528,7 @@ struct ContentDecodingTests {
         #expect(undoError(two, ["zstd"], limits: Limits(maxDecodedBodyBytes: 1))?.code == .limitExceeded)
     }
 
-    // MARK: Ratio bombs (reference/reliability.md §1.3): 1 GB of zeros
+    // MARK: Ratio bombs (docs/reliability.md#content-encoding): 1 GB of zeros
 
     static let gigabyte = 1_000_000_000
 
@@ -565,7 +565,7 @@ struct ContentDecodingTests {
     }
 
     @Test func brotliBomb() throws {
-        // reliability.md's bomb is quality 11 with a 2^24 window over 1 GB: 788 bytes, but libbrotlienc takes 12 s per
+        // docs/reliability.md#content-encoding is quality 11 with a 2^24 window over 1 GB: 788 bytes, but libbrotlienc takes 12 s per
         // GB at quality 11, which on two cores starves the 1 s budgets of the end-to-end hostile tests running beside
         // these. Quality 11 over 128 MiB (twice the cap, 1.5 s) and quality 9 over 1 GB (758 bytes, 0.9 s) instead.
         let q11 = Compressor.brotli(.repeating(0, count: 128 << 20), quality: 11, lgwin: 24)
@@ -678,7 +678,7 @@ struct AccidentalZlibHeaderTests {
         bytes.count >= 2 && bytes[0] & 0x0F == 8 && bytes[0] >> 4 <= 7 && (Int(bytes[0]) << 8 | Int(bytes[1])) % 31 == 0
     }
 
-    /// Raw deflate data that starts like a zlib header is still undone, as raw (reliability.md §1.3). zlib's own
+    /// Raw deflate data that starts like a zlib header is still undone, as raw (docs/reliability.md#content-encoding). zlib's own
     /// encoder never writes such a start (its first block header leaves the low nibble 8 only for a stored block with
     /// padding bits set), other encoders may: two stored blocks, the first with its padding bits set, so that the
     /// first two bytes are 78 01.

@@ -28,7 +28,7 @@ func decodePlist(_ body: [UInt8], configure: (inout Configuration) -> Void = { _
 }
 
 /// The property-list corpora of `../shared/corpora/plist`, against their projects' own verdicts and against the values
-/// Python's plistlib reads from the same files (mapped to JSON as SPEC §4 says: dates as ISO 8601 UTC strings, data as
+/// Python's plistlib reads from the same files (mapped to JSON as docs/output.md#the-result-line says: dates as ISO 8601 UTC strings, data as
 /// `{"base64":…}`, UIDs as `{"CF$UID":n}`, non-finite reals as strings).
 @Suite("Property list conformance")
 struct PlistConformanceTests {
@@ -153,7 +153,7 @@ struct PlistConformanceTests {
 }
 
 /// Python's plistlib as the reference reader: one `python3` process reads every file and prints, per file, the value
-/// mapped to JSON as SPEC §4 maps plists.
+/// mapped to JSON as docs/output.md#the-result-line maps plists.
 enum PlistlibReference {
     static let script = #"""
         import base64, datetime, json, math, plistlib, sys

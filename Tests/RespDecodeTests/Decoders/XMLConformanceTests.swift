@@ -34,7 +34,7 @@ struct XMLConformanceTests {
         "errors/empty.xml": noContent,
     ]
     private static let noContent =
-        "empty body: the text decoders give no value and no error for it (SPEC §3.7), before libxml2 sees it"
+        "empty body: the text decoders give no value and no error for it (docs/decoding.md#empty-bodies), before libxml2 sees it"
 
     // MARK: W3C XML Conformance Test Suite
 

@@ -67,7 +67,7 @@ struct XMLDecoderTests {
     }
 
     @Test func whitespaceOnlyTextIsDroppedUnlessKept() {
-        // Between elements (SPEC §4) white space goes; white space that is an element's whole content stays,
+        // Between elements (docs/output.md#the-result-line) white space goes; white space that is an element's whole content stays,
         // whether written plainly, as a character reference or in CDATA.
         let body = "<a>\n  <b> </b>\n  <c>x y</c>\n</a>"
         #expect(decodeXML(body).value
@@ -176,7 +176,7 @@ struct XMLDecoderTests {
         #expect(decodeXML(body) { $0.limits.maxValueBytes = 1000 }.error?.code == .limitExceeded)
     }
 
-    // MARK: Hostile documents (reference/reliability.md §1.4 and §5), generated here.
+    // MARK: Hostile documents (docs/reliability.md#xml), generated here.
 
     @Test func billionLaughsIsRejected() {
         var dtd = #"<!ENTITY lol0 "lol">"#

@@ -2,7 +2,7 @@ import Testing
 
 @testable import RespDecode
 
-@Suite("Input detection (SPEC §2 auto)")
+@Suite("Input detection (docs/framings.md#detection)")
 struct InputDetectionTests {
     static func detect(_ bytes: [UInt8]) -> InputFormat? {
         bytes.withUnsafeBufferPointer(InputDetection.detect)

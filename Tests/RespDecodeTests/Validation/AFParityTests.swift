@@ -34,9 +34,9 @@ extension Dictionary where Key == String, Value == Any {
 }
 
 /// AFNetworking's response-serialization tests that apply to a stream of captured responses
-/// (reference/af-parity.md §2), each translated into a line-level check. "Strict types" stands for a serializer whose
+/// (docs/afnetworking.md#parity-tests), each translated into a line-level check. "Strict types" stands for a serializer whose
 /// `acceptableContentTypes` is set: in respdecode a type check applies when a decoder matched or with
-/// `--strict-types` (SPEC §3.3).
+/// `--strict-types` (docs/decoding.md#validation).
 @Suite("AFNetworking parity")
 struct AFNetworkingParityTests {
     // AFHTTPResponseSerializationTests.testThatAFHTTPResponseSerializationHandlesAll2XXCodes
@@ -136,7 +136,7 @@ struct AFNetworkingParityTests {
         #expect((line["value"] as? [String: Any])?["key"] as? String == "value")
     }
 
-    // AFXMLParserResponseSerializerTests / AFXMLDocumentResponseSerializerTests (af-parity.md §2): the same body.
+    // AFXMLParserResponseSerializerTests / AFXMLDocumentResponseSerializerTests (docs/afnetworking.md#parity-tests): the same body.
     static let afXML = #"<?xml version="1.0" encoding="UTF-8"?><foo attr1="1" attr2="2"><bar>someValue</bar></foo>"#
 
     // …testThatXMLParserResponseSerializerAcceptsApplicationXMLMimeType / …AcceptsTextXMLMimeType
@@ -167,7 +167,7 @@ struct AFNetworkingParityTests {
     }
 
     // AFXMLDocumentResponseSerializerTests.testThatXMLDocumentResponseSerializerReturnsErrorForInvalidXML
-    // (AFXMLParserResponseSerializer never parses, so it gives no error; a pipeline needs one, SPEC §3.6).
+    // (AFXMLParserResponseSerializer never parses, so it gives no error; a pipeline needs one, docs/decoding.md#parse-errors-are-reported).
     @Test func xmlReturnsErrorForInvalidXML() throws {
         let line = try decodeLine(status: 200, contentType: "application/xml", body: "<foo")
         #expect(line.ok == false && line.errorCode == "invalidXML" && !line.hasValue)
@@ -175,7 +175,7 @@ struct AFNetworkingParityTests {
     }
 
     // AFPropertyListResponseSerializerTests.testThatPropertyListResponseSerializerAcceptsPlistData (the body as
-    // produced on Linux, af-parity.md §2)
+    // produced on Linux, docs/afnetworking.md#parity-tests)
     @Test func plistAcceptsPlistData() throws {
         let body = """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -207,11 +207,11 @@ struct AFNetworkingParityTests {
         #expect(line.ok == true && line.errorCode == nil && !line.hasValue)
     }
 
-    // af-parity.md §1.4, the JSON outcome matrix, row by row where a stream can express it.
+    // docs/afnetworking.md#the-json-outcome-matrix, the JSON outcome matrix, row by row where a stream can express it.
     @Test func jsonOutcomeMatrix() throws {
         // yes / yes / valid JSON → object, no error
         #expect(try decodeLine(status: 200, contentType: "application/json", body: "[1]").ok == true)
-        // no / yes / valid JSON → object AND -1011 (status errors still decode, SPEC §3.5)
+        // no / yes / valid JSON → object AND -1011 (status errors still decode, docs/decoding.md#status-errors-still-decode)
         let statusOnly = try decodeLine(status: 500, contentType: "application/json", body: #"{"a":1}"#)
         #expect(statusOnly.hasValue && statusOnly.errorCode == "unacceptableStatusCode" && statusOnly.ok == false)
         #expect(statusOnly.errorMessage == "Request failed: internal server error (500)")
@@ -221,7 +221,7 @@ struct AFNetworkingParityTests {
         #expect(both.errorCode == "invalidJSON" && both.underlyingCode == "unacceptableStatusCode")
         #expect(both.underlyingURLErrorCode == -1011)
         // no / yes / empty or " " → -1011, no value. AF attaches the (empty) data; the line leaves an empty `body`
-        // out, as it does every empty key (SPEC §4), and `bodyBytes` says 0.
+        // out, as it does every empty key (docs/output.md#the-result-line), and `bodyBytes` says 0.
         let empty = try decodeLine(status: 404, contentType: "application/json", body: "")
         #expect(empty.errorCode == "unacceptableStatusCode" && !empty.hasValue && empty["body"] == nil)
         #expect(empty["bodyBytes"] as? Int == 0)
@@ -236,7 +236,7 @@ struct AFNetworkingParityTests {
         #expect(noType.errorMessage == "Request failed: unacceptable content-type: (null)")
         // MIME nil / empty → exempt
         #expect(try decodeLine(status: 200, contentType: nil, body: "") { $0.decoding.strictTypes = true }.ok == true)
-        // yes / mismatched MIME / empty: AF says NO without an error object; SPEC §3.3 makes it -1016.
+        // yes / mismatched MIME / empty: AF says NO without an error object; docs/decoding.md#validation makes it -1016.
         let mismatchedEmpty = try decodeLine(status: 200, contentType: "text/html", body: "") { $0.decoding.strictTypes = true }
         #expect(mismatchedEmpty.errorCode == "unacceptableContentType")
     }
@@ -263,7 +263,7 @@ struct AFNetworkingParityTests {
     }
 }
 
-/// Alamofire 5.12's offline tests that apply (reference/af-parity.md §5).
+/// Alamofire 5.12's offline tests that apply (docs/afnetworking.md#parity-tests).
 @Suite("Alamofire parity")
 struct AlamofireParityTests {
     // MIMETypeTests.parsesWellFormedPair
@@ -274,7 +274,7 @@ struct AlamofireParityTests {
         #expect(pattern.type == String(parts[0]) && pattern.subtype == String(parts[1]))
     }
 
-    // MIMETypeTests.stripsParameters, MIMETypeTests.stripsWhitespace (on the response side: SPEC §3.2)
+    // MIMETypeTests.stripsParameters, MIMETypeTests.stripsWhitespace (on the response side: docs/decoding.md#mime-type)
     @Test func responseTypesLoseParametersAndWhitespace() {
         #expect(MediaType.mimeType(ofContentType: "text/plain; charset=utf-8") == "text/plain")
         #expect(MediaType.mimeType(ofContentType: "  text/plain  ") == "text/plain")

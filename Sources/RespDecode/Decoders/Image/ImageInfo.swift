@@ -1,4 +1,4 @@
-/// What the image decoder reports about one image: the `value` of an image line (SPEC §4 image).
+/// What the image decoder reports about one image: the `value` of an image line (docs/output.md#image).
 ///
 /// Every format reader fills what its header holds and leaves the rest `nil`; ``write(to:scale:)`` writes the set
 /// keys in one fixed order, so lines of one format always look alike.

@@ -1,4 +1,4 @@
-/// What `--inflate` reports about a fully decoded image (SPEC §4 image, `decoded`): the RGBA8 byte count, the mean
+/// What `--inflate` reports about a fully decoded image (docs/output.md#image, `decoded`): the RGBA8 byte count, the mean
 /// colour and a 64-bit difference hash.
 ///
 /// Both statistics are defined on the image's RGBA8 pixels (8 bits per channel, no gamma or colour management

@@ -12,7 +12,7 @@ public struct JSONBodyDecoder: BodyDecoder {
     public func decode(
         _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
     ) throws(RecordError) -> Bool {
-        // An empty body, or exactly one space (Rails' `head :ok`), means "no content": no value and no error (SPEC §3.7).
+        // An empty body, or exactly one space (Rails' `head :ok`), means "no content": no value and no error (docs/decoding.md#empty-bodies).
         if Self.isNoContent(body) { return false }
         let options = JSONTranscoder.Options(
             stripNulls: context.options.stripNulls, maxDepth: context.options.limits.maxDepth)

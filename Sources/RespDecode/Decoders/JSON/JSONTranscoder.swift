@@ -2,7 +2,7 @@
  The JSON decoder's core: a validating, minifying, null-stripping copier over bytes.
 
  Why hand-written: on Linux, Foundation's JSONSerialization parse → strip → re-serialise measured 4–8 MB/s, 30–70×
- slower than RapidJSON/simdjson (reference/perf-baseline.md), JSONDecoder is not much better, and JSONSerialization
+ slower than RapidJSON/simdjson (docs/contributing.md#json), JSONDecoder is not much better, and JSONSerialization
  accepts `[1,]` and `{"a":1,}`, which RFC 8259 forbids. It also reformats numbers and escapes `/`.
 
  Design: one forward pass, no tree. The input is checked against the RFC 8259 grammar and copied into the output
@@ -29,7 +29,7 @@ public struct JSONTranscoder: Sendable {
         /// Maximum nesting of arrays and objects. Default: 512. Deeper input is `RecordError` `.limitExceeded`.
         public var maxDepth: Int
 
-        /// Creates options; the defaults are SPEC §4's.
+        /// Creates options; the defaults are those of docs/output.md#json.
         public init(stripNulls: Bool = true, maxDepth: Int = 512) {
             self.stripNulls = stripNulls
             self.maxDepth = maxDepth

@@ -2,7 +2,7 @@
  A small, strict RFC 8259 reader that builds values, for the inputs that arrive as JSON (HAR entries, ndjson lines).
 
  Why own code: on Linux, Foundation's JSONSerialization is 30–70× slower than this project needs (measured for the
- JSON decoder, reference/perf-baseline.md), it accepts `[1,]` and `{"a":1,}`, which RFC 8259 forbids, and it takes a
+ JSON decoder, docs/contributing.md#json), it accepts `[1,]` and `{"a":1,}`, which RFC 8259 forbids, and it takes a
  whole document at once — the HAR framer reads one entry at a time out of a document of hundreds of MB. The body
  decoder's JSONTranscoder validates and writes JSON text; it builds no values, which the framers need.
 

@@ -3,7 +3,7 @@
 ///
 /// Foundation's `PropertyListSerialization` is not used on input: on Swift 6.3.1 Linux it segfaults on any binary
 /// plist holding a non-empty set, leaks on every failed parse, and expands shared references without bound
-/// (reference/reliability.md findings 1–4).
+/// (docs/reliability.md#property-lists).
 public struct PlistBodyDecoder: BodyDecoder {
     public let name = "plist"
 

@@ -4,7 +4,7 @@
 // Why SAX2 and not a tree: the decoders write JSON as events arrive, so no tree is built, walked and freed per record
 // (measured in BENCHMARKS.md; a DOM build alone costs about what `xmllint --noout` spends).
 //
-// Safety settings (reference/reliability.md §1.4, for libxml2 2.9.14 and later):
+// Safety settings (docs/reliability.md#xml, for libxml2 2.9.14 and later):
 // - `XML_PARSE_NOENT`: entities are substituted by the parser, so libxml2's amplification checks run (without it,
 //   2.9.x accepts the quadratic blowup and leaves the expansion to the caller);
 // - a process-wide external entity loader that refuses everything (`XML_PARSE_NONET` does not stop `file://`), so
@@ -582,7 +582,7 @@ private func startElementCallback(
     withActiveSession(ctx) { session in
         // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
         guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
-        // Namespace URIs are written with every element (SPEC §4), so a long one on many elements amplifies like an
+        // Namespace URIs are written with every element (docs/output.md#xml), so a long one on many elements amplifies like an
         // entity: they count, wherever the element is.
         var namespaceBytes = 0
         if let uri { namespaceBytes += strlen(UnsafeRawPointer(uri).assumingMemoryBound(to: CChar.self)) }

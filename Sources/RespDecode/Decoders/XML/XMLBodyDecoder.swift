@@ -1,5 +1,5 @@
 /// The xml decoder (AFNetworking's `AFXMLParserResponseSerializer` types, but the document is parsed): libxml2's SAX2
-/// events written straight as the JSON tree of SPEC §4 (see ``XMLTreeWriter``).
+/// events written straight as the JSON tree of docs/output.md#xml (see ``XMLTreeWriter``).
 public struct XMLBodyDecoder: BodyDecoder {
     public let name = "xml"
 

@@ -1,5 +1,5 @@
 /*
- Frames a HAR 1.2 document (SPEC §2 har): one record per `log.entries[]` item.
+ Frames a HAR 1.2 document (docs/framings.md#har): one record per `log.entries[]` item.
 
  A HAR file can be hundreds of MB, so the document is never held whole. The framer walks the top-level object as
  input arrives: it finds `log` (an object) and in it `entries` (an array); for each element it finds the end with an
@@ -19,7 +19,7 @@
      request.url, request.method  url, method; a HEAD request's response has no body (a recorded text is ignored
                                   with a warning)
      (always) ................... contentDecoded: HAR bodies are already decoded, a Content-Encoding field is only
-                                  how they travelled (ecosystem.md §3.1)
+                                  how they travelled (docs/framings.md#har)
 
  Other statuses are kept with their recorded text, 304 included (the text is what the browser showed from its
  cache). An `_error` beside a real status becomes a warning. Unknown and `_`-prefixed fields are ignored.

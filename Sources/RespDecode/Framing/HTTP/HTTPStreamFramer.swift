@@ -1,10 +1,10 @@
 /*
- Frames a stream of raw HTTP/1.x responses as captured on the wire (SPEC §2 http).
+ Frames a stream of raw HTTP/1.x responses as captured on the wire (docs/framings.md#raw-http).
 
  Hand-written, because SwiftNIO's HTTPResponseDecoder cannot parse a bare response stream: it throws
  `unsolicitedResponse` without a request to pair with, dies for good on the first bad byte (and loses the rest of the
  read), rejects bare LF, and stops at `Connection: close` — every capture that concatenates connections breaks it
- (reference/spike-framing-and-c-libraries.md §1). This framer resynchronises instead and reports byte offsets.
+ (docs/contributing.md#raw-http-framing). This framer resynchronises instead and reports byte offsets.
 
  Body length follows RFC 9112 §6.3:
 
@@ -24,7 +24,7 @@
 
  After a malformed message the framer skips to the next line that starts with `HTTP/1.`; the skipped bytes are
  one failure item. The request method is not in the stream, so a response to HEAD that declares a Content-Length is
- framed as if it had that body (README: "Raw HTTP framing").
+ framed as if it had that body (docs/framings.md#raw-http).
  */
 import Glibc
 

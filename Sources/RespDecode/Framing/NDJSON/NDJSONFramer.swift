@@ -1,5 +1,5 @@
 /*
- Frames ndjson input (SPEC §2 ndjson): one JSON object per line, for line-oriented engines (Spark RDD.pipe, Hadoop
+ Frames ndjson input (docs/framings.md#ndjson): one JSON object per line, for line-oriented engines (Spark RDD.pipe, Hadoop
  Streaming, GNU parallel --pipe), which split their input at line ends.
 
      {"status":200,"headers":[["Content-Type","application/json"]],"body":"{\"a\":1}","id":"r1"}
@@ -15,7 +15,7 @@
      id ............. a string, or a number echoed as its text
 
  Fields that `respdecode frame` writes, so that a record framed from WARC, HAR or raw HTTP decodes to the line a direct
- run gives it (all optional; README "On a cluster"):
+ run gives it (all optional; docs/framings.md#fields-that-respdecode-frame-writes):
 
      contentDecoded . true: the body is already content-decoded (HAR); Content-Encoding is not undone again
      trailers ....... the chunked body's trailer fields, in the shapes of headers

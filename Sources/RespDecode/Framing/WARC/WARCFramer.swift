@@ -1,6 +1,6 @@
 /*
  Frames WARC files (WARC/1.0 and 1.1; 0.17 and 0.18 are read as warcio reads them): plain, gzip per record
- (`.warc.gz`, WARC 1.1 annex D) or gzip as a whole, read as a stream (SPEC §2 warc).
+ (`.warc.gz`, WARC 1.1 annex D) or gzip as a whole, read as a stream (docs/framings.md#warc).
 
  A record is a version line, header fields, an empty line, a block of exactly `Content-Length` bytes, then CRLF CRLF:
 

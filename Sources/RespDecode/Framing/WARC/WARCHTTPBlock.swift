@@ -1,5 +1,5 @@
 /*
- What a WARC record says, once the framer has its header section and its whole block (SPEC §2 warc):
+ What a WARC record says, once the framer has its header section and its whole block (docs/framings.md#warc):
 
      response, application/http; msgtype=response ... the block is an HTTP/1.x response: status line and fields
                                                         (interim 1xx heads skipped), then the body: the rest of the

@@ -69,7 +69,7 @@ struct JSONConformanceTests {
 
     @Test func rejectsEveryNFile() throws {
         // Includes n_structure_no_data (empty) and n_single_space: the transcoder rejects them; the JSON decoder's
-        // "empty body or one space means no content" rule (SPEC §3.7) is applied before it is called.
+        // "empty body or one space means no content" rule (docs/decoding.md#empty-bodies) is applied before it is called.
         let files = try Self.files(Self.parsing, prefix: "n_")
         #expect(files.count == 188)
         var accepted: [String] = []

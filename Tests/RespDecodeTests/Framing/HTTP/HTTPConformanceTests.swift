@@ -7,11 +7,11 @@ import Testing
 /// The framer against the llhttp and http-parser response vectors in `../shared/corpora/http`.
 @Suite("HTTP framing conformance", .enabled(if: Corpora.available, Corpora.skipComment))
 struct HTTPConformanceTests {
-    /// Where our framer departs from llhttp's strict response mode on purpose (SPEC §2 http), with the reason.
+    /// Where our framer departs from llhttp's strict response mode on purpose (docs/framings.md#raw-http), with the reason.
     static let llhttpDepartures: [String: (Departure, String)] = [
-        "invalid--only-lfs-present.http": (.accepts, "SPEC §2: bare LF line ends are accepted"),
-        "invalid--only-lfs-present-and-no-body.http": (.accepts, "SPEC §2: bare LF line ends are accepted"),
-        "sample--no-carriage-ret.http": (.accepts, "SPEC §2: bare LF line ends are accepted"),
+        "invalid--only-lfs-present.http": (.accepts, "docs/framings.md#raw-http bare LF line ends are accepted"),
+        "invalid--only-lfs-present-and-no-body.http": (.accepts, "docs/framings.md#raw-http bare LF line ends are accepted"),
+        "sample--no-carriage-ret.http": (.accepts, "docs/framings.md#raw-http bare LF line ends are accepted"),
         "connection--http-1-1-with-keep-alive-disabled-and-204-status.http":
             (.framesOn, "captures concatenate connections: data after 'Connection: close' is framed like any input"),
         "connection--http-1-1-with-keep-alive-disabled-content-length.http":

@@ -224,7 +224,7 @@ struct HTTPStreamFramerTests {
         ])
     }
 
-    // reference/reliability.md §1.1: a 1 MB header line and 100,000 tiny headers stop at the header limit, and
+    // docs/reliability.md#raw-http-framing: a 1 MB header line and 100,000 tiny headers stop at the header limit, and
     // framing goes on with the next response.
     @Test func hugeHeaderSectionsStopAtTheLimit() {
         let next = "HTTP/1.1 204 No Content\r\n\r\n"
@@ -236,7 +236,7 @@ struct HTTPStreamFramerTests {
         #expect(many.count == 2 && many[0].contains("limitExceeded") && many[1].contains("204"), "\(many)")
     }
 
-    // reference/reliability.md §1.1: chunk sizes that are not plain hex are rejected.
+    // docs/reliability.md#raw-http-framing: chunk sizes that are not plain hex are rejected.
     @Test(arguments: ["-1", "+4", "0x4", " 4", ""])
     func chunkSizesThatAreNotHex(_ size: String) {
         let items = frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nabcd\r\n0\r\n\r\n")
