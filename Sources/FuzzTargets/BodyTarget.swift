@@ -34,7 +34,8 @@ enum ImageTarget {
         body.withUnsafeBufferPointer { bytes in
             for inflate in [false, true] {
                 BodyTarget.run(
-                    bytes, decoder: "image", mimeType: mimeType, configuration: FuzzLimits.configuration(inflate: inflate))
+                    bytes, decoder: "image", mimeType: mimeType,
+                    configuration: FuzzLimits.configuration(inflate: inflate))
             }
         }
     }

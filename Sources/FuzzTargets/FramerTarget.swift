@@ -53,7 +53,8 @@ enum FramerTarget {
         var reader = NDJSONFramer(limits: FuzzLimits.limits)
         let read = reader.frameAll(framed.bytes)
         guard read.count == 1, var back = read.first else {
-            violated("frame's line is not one ndjson record: \(String(decoding: framed.bytes.prefix(400), as: UTF8.self))")
+            violated(
+                "frame's line is not one ndjson record: \(String(decoding: framed.bytes.prefix(400), as: UTF8.self))")
         }
         switch (item, back) {
         case (.record(let original), .record(var record)):

@@ -30,7 +30,8 @@ enum JSONCheck {
         do {
             try reader.transcode(bytes, into: scratch)
         } catch {
-            violated("\(what) is not valid JSON (\(error.message)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            violated(
+                "\(what) is not valid JSON (\(error.message)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
         }
     }
 }

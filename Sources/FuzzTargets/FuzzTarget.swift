@@ -13,7 +13,10 @@
 import RespDecode
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case http, warc, har, ndjson, encoding, json, xml, plistBinary = "plist-binary", plistXML = "plist-xml", png, jpeg
+    case http, warc, har, ndjson, encoding, json, xml
+    case plistBinary = "plist-binary"
+    case plistXML = "plist-xml"
+    case png, jpeg
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -27,7 +30,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .xml: BodyTarget.run(data, decoder: "xml", mimeType: "application/xml")
         case .plistBinary: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist", magic: "bplist00")
         case .plistXML: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist")
-        case .png: ImageTarget.run(data, mimeType: "image/png", magic: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        case .png:
+            ImageTarget.run(data, mimeType: "image/png", magic: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
         }
     }

@@ -16,7 +16,9 @@ enum JSONTarget {
             do {
                 try transcoder.transcode(first.bytes, into: second)
             } catch {
-                violated("output not accepted again (\(error.message)): \(String(decoding: first.bytes.prefix(300), as: UTF8.self))")
+                violated(
+                    "output not accepted again (\(error.message)): \(String(decoding: first.bytes.prefix(300), as: UTF8.self))"
+                )
             }
             if !second.bytes.elementsEqual(first.bytes) { violated("transcoding the output changed it") }
         }

@@ -1,7 +1,8 @@
 public import Foundation
 
 /// Where the shared third-party corpora are: `../shared/corpora` beside the project, or `$RESPDECODE_CORPORA`.
-/// Tests that read them are skipped, with `skipMessage`, when the folder is absent — unless `RESPDECODE_REQUIRE_CORPORA=1`
+/// Tests that read them are skipped, with `skipMessage`, when the folder is absent — unless
+/// `RESPDECODE_REQUIRE_CORPORA=1`
 /// (CI) says they must be there (`missingWhileRequired`).
 public enum Corpora {
     public static let root: URL = {
@@ -23,7 +24,8 @@ public enum Corpora {
 
     public static var available: Bool { FileManager.default.fileExists(atPath: root.path) }
 
-    public static let skipMessage = "../shared/corpora is absent (set RESPDECODE_CORPORA to its path to run these tests)"
+    public static let skipMessage =
+        "../shared/corpora is absent (set RESPDECODE_CORPORA to its path to run these tests)"
 
     /// Whether the corpora must be present (`RESPDECODE_REQUIRE_CORPORA=1`, as CI sets it), so that the suites that
     /// read them cannot be skipped unnoticed.

@@ -5,7 +5,12 @@ public import RespDecode
 public enum FramerSplits {
     /// Feeds `input` to `framer` the way the stream runner does — written into one ``FramerInput`` in pieces of the
     /// given sizes (the rest in one piece), decoding after each, then `decodeLast` — and returns every item.
-    /// - Parameter observe: called after each piece is decoded, with the framer and the input (memory bounds).
+    /// - Parameters:
+    ///   - framer: the framer, fresh.
+    ///   - input: the whole input.
+    ///   - pieces: the sizes of the pieces written before the rest.
+    ///   - observe: called after each piece is decoded, with the framer and the input (memory bounds).
+    /// - Returns: every item, in order.
     public static func feed<Framer: RecordFramer>(
         _ framer: inout Framer, _ input: [UInt8], pieces: [Int] = [],
         observe: ((Framer, FramerInput) -> Void)? = nil
@@ -64,7 +69,8 @@ public enum FramerSplits {
         func compare(_ pieces: [Int], _ name: String) -> Bool {
             let summary = run(pieces).summary
             guard summary != whole.summary else { return true }
-            let k = zip(summary, whole.summary).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            let k =
+                zip(summary, whole.summary).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                 ?? min(summary.count, whole.summary.count)
             func show(_ lines: [String]) -> String { k < lines.count ? lines[k] : "(none)" }
             mismatches.append(

@@ -9,43 +9,43 @@
 import FuzzTargets
 
 #if FUZZING
-import Glibc
+    import Glibc
 
-nonisolated(unsafe) private var selected: FuzzTarget?
+    nonisolated(unsafe) private var selected: FuzzTarget?
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    if selected == nil {
-        let name = getenv("RESPDECODE_FUZZ_TARGET").map { String(cString: $0) } ?? ""
-        guard let target = FuzzTarget(rawValue: name) else {
-            fatalError("RESPDECODE_FUZZ_TARGET must be one of \(FuzzTarget.allCases.map(\.rawValue))")
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        if selected == nil {
+            let name = getenv("RESPDECODE_FUZZ_TARGET").map { String(cString: $0) } ?? ""
+            guard let target = FuzzTarget(rawValue: name) else {
+                fatalError("RESPDECODE_FUZZ_TARGET must be one of \(FuzzTarget.allCases.map(\.rawValue))")
+            }
+            selected = target
         }
-        selected = target
+        selected!.run(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
+        return 0
     }
-    selected!.run(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
-    return 0
-}
 #else
-import Foundation
+    import Foundation
 
-@main
-struct Replay {
-    static func main() {
-        let arguments = CommandLine.arguments.dropFirst()
-        guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(
-                "usage: respdecode-fuzz TARGET FILE...   (TARGET: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n"
-                    .data(using: .utf8)!)
-            exit(2)
-        }
-        for path in arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                FileHandle.standardError.write("respdecode-fuzz: cannot read \(path)\n".data(using: .utf8)!)
+    @main
+    struct Replay {
+        static func main() {
+            let arguments = CommandLine.arguments.dropFirst()
+            guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+                FileHandle.standardError.write(
+                    "usage: respdecode-fuzz TARGET FILE...   (TARGET: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n"
+                        .data(using: .utf8)!)
                 exit(2)
             }
-            target.run([UInt8](data))
-            print("\(name) \(path): ok")
+            for path in arguments.dropFirst() {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    FileHandle.standardError.write("respdecode-fuzz: cannot read \(path)\n".data(using: .utf8)!)
+                    exit(2)
+                }
+                target.run([UInt8](data))
+                print("\(name) \(path): ok")
+            }
         }
     }
-}
 #endif

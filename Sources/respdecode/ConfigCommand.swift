@@ -24,7 +24,8 @@ struct ConfigCommand: DecodeOptionsCommand {
     func run() throws {
         if let failed = Descriptors.write(try options.effectiveConfigFile(), to: STDOUT_FILENO) {
             if failed != EPIPE {
-                Descriptors.write("respdecode: cannot write output: \(String(cString: strerror(failed)))\n",
+                Descriptors.write(
+                    "respdecode: cannot write output: \(String(cString: strerror(failed)))\n",
                     to: STDERR_FILENO)
             }
             throw ExitCode(3)

@@ -151,8 +151,9 @@ struct OptionRow: Sendable {
             check: {
                 let size = $0[keyPath: option]
                 guard size.bytes >= 1 && size.bytes <= maxSize else {
-                    throw ValidationError("--\(name) '\(size.written ?? size.description)' is not a size from 1 byte "
-                        + "to 1TiB, like 4096, 64KiB or 64MiB")
+                    throw ValidationError(
+                        "--\(name) '\(size.written ?? size.description)' is not a size from 1 byte "
+                            + "to 1TiB, like 4096, 64KiB or 64MiB")
                 }
             },
             apply: { $1[keyPath: setting] = $0[keyPath: option].bytes },
@@ -183,7 +184,8 @@ struct OptionRow: Sendable {
     static func commandLine(
         _ name: String, _ shape: ConfigKey.Shape, _ effective: @escaping @Sendable (DecodeOptions) -> ConfigFile.Value
     ) -> OptionRow {
-        OptionRow(name: name, shape: shape, range: nil, check: { _ in }, apply: { _, _ in },
+        OptionRow(
+            name: name, shape: shape, range: nil, check: { _ in }, apply: { _, _ in },
             effective: { effective($0.options) })
     }
 }

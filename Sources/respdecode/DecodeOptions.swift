@@ -14,28 +14,37 @@ struct DecodeOptions: ParsableArguments {
     /// ``DecoderOptions``), so that --help, `respdecode config` and docs/options.md show the values that apply.
     static let defaults = Configuration()
 
-    @Option(help: ArgumentHelp("Read options from this JSON file: an object whose keys are the long option names "
-        + "(\"max-depth\": 64); options given on the command line win. 'respdecode config' prints one.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Read options from this JSON file: an object whose keys are the long option names "
+                + "(\"max-depth\": 64); options given on the command line win. 'respdecode config' prints one.",
+            valueName: "file"))
     var config: String?
 
     @Option(help: ArgumentHelp("How input is framed.", valueName: "format"))
     var input = defaults.input
 
-    @Option(help: ArgumentHelp("WARC record types that become lines, comma-separated, or 'all' (the others are skipped "
-        + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
+    @Option(
+        help: ArgumentHelp(
+            "WARC record types that become lines, comma-separated, or 'all' (the others are skipped "
+                + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
     var warcTypes = warcTypesText(defaults.warcTypes)
 
-    @Flag(inversion: .prefixedNo,
+    @Flag(
+        inversion: .prefixedNo,
         help: "Check WARC-Payload-Digest and report \"digest\" (--no-digest-check saves a SHA-1 over every payload).")
     var digestCheck = defaults.verifyDigests
 
-    @Flag(inversion: .prefixedNo,
+    @Flag(
+        inversion: .prefixedNo,
         help: "A WARC payload digest mismatch is a digestMismatch error on the line (the value is still decoded).")
     var strictDigests = defaults.decoding.strictDigests
 
-    @Flag(inversion: .prefixedNo, help: ArgumentHelp("Take a missing or application/octet-stream MIME type from the "
-        + "body's first bytes (the line says \"sniffed\": true)."))
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Take a missing or application/octet-stream MIME type from the "
+                + "body's first bytes (the line says \"sniffed\": true)."))
     var sniff = defaults.decoding.sniff
 
     @Option(help: ArgumentHelp("Decoders to try, in order (available: \(availableDecoders)).", valueName: "names"))
@@ -52,36 +61,48 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
     var statusCodes = defaults.decoding.acceptableStatusCodes
 
-    @Flag(inversion: .prefixedNo,
+    @Flag(
+        inversion: .prefixedNo,
         help: "A MIME type that no decoder accepts is an unacceptableContentType error instead of a raw value.")
     var strictTypes = defaults.decoding.strictTypes
 
-    @Flag(inversion: .prefixedNo,
+    @Flag(
+        inversion: .prefixedNo,
         help: "Keep null members and null array elements in JSON values (they are removed by default).")
     var keepNulls = !defaults.decoding.options.stripNulls
 
-    @Flag(inversion: .prefixedNo,
+    @Flag(
+        inversion: .prefixedNo,
         help: "Keep whitespace-only text between XML elements as text children (dropped by default).")
     var xmlKeepWhitespace = defaults.decoding.options.xmlKeepWhitespace
 
-    @Flag(inversion: .prefixedNo, help: ArgumentHelp("Decode PNG and JPEG images in full to RGBA8 and report the byte "
-        + "count, mean colour and dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from "
-        + "the headers only."))
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Decode PNG and JPEG images in full to RGBA8 and report the byte "
+                + "count, mean colour and dHash (AFNetworking's automaticallyInflatesResponseImage). Default: metadata from "
+                + "the headers only."))
     var inflate = defaults.decoding.options.imageInflate
 
-    @Option(help: ArgumentHelp("AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
-        + "values. Default: none.", valueName: "factor"))
+    @Option(
+        help: ArgumentHelp(
+            "AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
+                + "values. Default: none.", valueName: "factor"))
     var scale: Double?
 
-    @Option(help: ArgumentHelp("Most pixels (width x height) an image may have to be decoded with --inflate.",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Most pixels (width x height) an image may have to be decoded with --inflate.",
+            valueName: "n"))
     var maxImagePixels = defaults.limits.maxImagePixels
 
     @Option(help: ArgumentHelp("Most scans of a progressive JPEG decoded with --inflate.", valueName: "n"))
     var maxJpegScans = defaults.limits.maxJPEGScans
 
-    @Option(help: ArgumentHelp("Most pixels a progressive JPEG's scans may cover together (scans x width x height) "
-        + "with --inflate.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Most pixels a progressive JPEG's scans may cover together (scans x width x height) "
+                + "with --inflate.", valueName: "n"))
     var maxJpegScanPixels = defaults.limits.maxJPEGScanPixels
 
     @Option(help: ArgumentHelp("Most memory libjpeg may use for one image.", valueName: "size"))
@@ -93,38 +114,52 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Line format.", valueName: "style"))
     var output = defaults.outputStyle
 
-    @Option(help: ArgumentHelp("Largest response header section (also each chunk-size line and trailer section).",
-        valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "Largest response header section (also each chunk-size line and trailer section).",
+            valueName: "size"))
     var maxHeaderBytes = ByteSize(defaults.limits.maxHeaderBytes)
 
     @Option(help: ArgumentHelp("Largest body as framed (after de-chunking).", valueName: "size"))
     var maxBodyBytes = ByteSize(defaults.limits.maxBodyBytes)
 
-    @Option(help: ArgumentHelp("Largest body after Content-Encoding is undone (every coding's output counts).",
-        valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "Largest body after Content-Encoding is undone (every coding's output counts).",
+            valueName: "size"))
     var maxDecodedBodyBytes = ByteSize(defaults.limits.maxDecodedBodyBytes)
 
-    @Option(help: ArgumentHelp("Most content codings a Content-Encoding list may stack (identity does not count).",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Most content codings a Content-Encoding list may stack (identity does not count).",
+            valueName: "n"))
     var maxContentCodings = defaults.limits.maxContentCodings
 
-    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
+            valueName: "n"))
     var maxDepth = defaults.limits.maxDepth
 
-    @Option(help: ArgumentHelp("Most objects a property list may expand to (a shared object counts at each use).",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Most objects a property list may expand to (a shared object counts at each use).",
+            valueName: "n"))
     var maxPlistObjects = defaults.limits.maxPlistObjects
 
-    @Option(help: ArgumentHelp("Largest JSON value of one xml or plist body (guards entity and shared-object "
-        + "expansion).", valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "Largest JSON value of one xml or plist body (guards entity and shared-object "
+                + "expansion).", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = ByteSize(defaults.limits.maxErrorBodyBytes)
 
-    @Option(help: ArgumentHelp("Most warnings one line keeps; the last one kept says how many more there were.",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Most warnings one line keeps; the last one kept says how many more there were.",
+            valueName: "n"))
     var maxWarnings = defaults.limits.maxWarnings
 
     @Flag(inversion: .prefixedNo, help: "Exit 1 when any line has \"ok\": false.")
@@ -133,15 +168,19 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Least severe log messages written to standard error.", valueName: "level"))
     var logLevel = Logger.Level.warning
 
-    @Option(help: ArgumentHelp("Records decoded at once, in parallel. (default: the number of cores "
-        + "this process may run on, \(defaults.jobs) here)", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Records decoded at once, in parallel. (default: the number of cores "
+                + "this process may run on, \(defaults.jobs) here)", valueName: "n"))
     var jobs: Int?
 
     @Flag(inversion: .prefixedNo, help: "Print a run summary on standard error at the end.")
     var stats = defaults.stats
 
-    @Option(help: ArgumentHelp("Print the run summary as a JSON line on standard error every this many seconds "
-        + "(fractions allowed). Default: never.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Print the run summary as a JSON line on standard error every this many seconds "
+                + "(fractions allowed). Default: never.", valueName: "seconds"))
     var statsInterval: Double?
 
     /// Every option but --config, in the order of --help: its config file key, its range, how it sets a
@@ -151,7 +190,9 @@ struct DecodeOptions: ParsableArguments {
         OptionRow(
             name: "warc-types", shape: .list, range: nil, check: { _ = try $0.warcTypeSet() },
             apply: { $1.warcTypes = try $0.warcTypeSet() },
-            effective: { $0.configuration.warcTypes.map { .strings(warcTypeNames.filter($0.contains)) } ?? .string("all") }),
+            effective: {
+                $0.configuration.warcTypes.map { .strings(warcTypeNames.filter($0.contains)) } ?? .string("all")
+            }),
         .flag("digest-check", \.digestCheck, \.verifyDigests),
         .flag("strict-digests", \.strictDigests, \.decoding.strictDigests),
         .flag("sniff", \.sniff, \.decoding.sniff),
@@ -165,16 +206,18 @@ struct DecodeOptions: ParsableArguments {
         OptionRow(
             name: "accept", shape: .decoderLists, range: nil, check: { _ in }, apply: { _, _ in },
             effective: { effective in
-                .object(effective.configuration.decoding.chain
-                    .filter { $0.acceptableTypes != $0.decoder.defaultAcceptableTypes }
-                    .map { ConfigFile.Field($0.decoder.name, .strings($0.acceptableTypes.map(\.description))) })
+                .object(
+                    effective.configuration.decoding.chain
+                        .filter { $0.acceptableTypes != $0.decoder.defaultAcceptableTypes }
+                        .map { ConfigFile.Field($0.decoder.name, .strings($0.acceptableTypes.map(\.description))) })
             }),
         .value("status-codes", \.statusCodes, \.decoding.acceptableStatusCodes, shape: .list),
         .flag("strict-types", \.strictTypes, \.decoding.strictTypes),
         .flag("keep-nulls", \.keepNulls, \.decoding.options.stripNulls, inverted: true),
         .flag("xml-keep-whitespace", \.xmlKeepWhitespace, \.decoding.options.xmlKeepWhitespace),
         .flag("inflate", \.inflate, \.decoding.options.imageInflate),
-        .optional("scale", \.scale, 0.001...1000, apply: { $1.decoding.options.imageScale = $0 },
+        .optional(
+            "scale", \.scale, 0.001...1000, apply: { $1.decoding.options.imageScale = $0 },
             effective: { $0.decoding.options.imageScale?.configValue ?? .null }),
         .value("max-image-pixels", \.maxImagePixels, \.limits.maxImagePixels, 1...(1 << 40)),
         .value("max-jpeg-scans", \.maxJpegScans, \.limits.maxJPEGScans, 1...1_000_000),
@@ -195,7 +238,8 @@ struct DecodeOptions: ParsableArguments {
         .commandLine("log-level", .value) { $0.logLevel.configValue },
         .optional("jobs", \.jobs, 1...1024, apply: { $1.jobs = $0 }, effective: { $0.jobs.configValue }),
         .flag("stats", \.stats, \.stats),
-        .optional("stats-interval", \.statsInterval, Double.leastNonzeroMagnitude...86400,
+        .optional(
+            "stats-interval", \.statsInterval, Double.leastNonzeroMagnitude...86400,
             saying: "a number of seconds above 0 and at most 86400", apply: { $1.statsInterval = $0 },
             effective: { $0.statsInterval?.configValue ?? .null }),
     ]
@@ -220,8 +264,9 @@ struct DecodeOptions: ParsableArguments {
         var types: Set<String> = []
         for name in warcTypes.split(separator: ",").map({ String($0.trimmingCharacters()).lowercased() }) {
             guard Self.warcTypeNames.contains(name) else {
-                throw ValidationError("unknown WARC record type '\(name)' in --warc-types; expected 'all' or some of: "
-                    + Self.warcTypeNames.joined(separator: ", "))
+                throw ValidationError(
+                    "unknown WARC record type '\(name)' in --warc-types; expected 'all' or some of: "
+                        + Self.warcTypeNames.joined(separator: ", "))
             }
             types.insert(name)
         }

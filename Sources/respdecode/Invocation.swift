@@ -50,7 +50,8 @@ enum Invocation {
         let file = try ConfigFile.read(path: path)
         let entries = try fileArguments(file, ownKeys: commandType.ownConfigKeys)
         let allFileArguments = entries.flatMap(\.arguments)
-        let isDecodeKey = { (entry: EntryArguments) in DecodeOptions.configKeys.contains { $0.name == entry.entry.key } }
+        let isDecodeKey = { (entry: EntryArguments) in DecodeOptions.configKeys.contains { $0.name == entry.entry.key }
+        }
         let decodeEntries = entries.filter(isDecodeKey)
         let ownEntries = entries.filter { !isDecodeKey($0) }
 
@@ -80,9 +81,14 @@ enum Invocation {
         }
     }
 
-    /// Each entry of `file` with the arguments it stands for; an unknown key or a value of the wrong type is an error.
-    /// - Parameter ownKeys: the keys of the command's own options, beside the decode options'.
-    static func fileArguments(_ file: ConfigFile, ownKeys: [ConfigKey] = []) throws(ConfigFileError) -> [EntryArguments] {
+    /// Each entry of `file` with the arguments it stands for.
+    /// - Parameters:
+    ///   - file: the config file as read.
+    ///   - ownKeys: the keys of the command's own options, beside the decode options'.
+    /// - Returns: the entries in file order, each with its arguments.
+    /// - Throws: `unknownKey` for a key no option has, `wrongType` for a value of the wrong JSON type.
+    static func fileArguments(_ file: ConfigFile, ownKeys: [ConfigKey] = []) throws(ConfigFileError) -> [EntryArguments]
+    {
         var result: [EntryArguments] = []
         let keys = DecodeOptions.configKeys + ownKeys
         for entry in file.entries {
@@ -130,7 +136,8 @@ enum Invocation {
                 // One line: ArgumentParser lists six choices or more one a line ("  - trace").
                 let lines = message.split(separator: "\n")
                 if lines.count > 1 {
-                    message = lines[0] + " " + lines.dropFirst().map { $0.trimmingPrefix("  - ") }.joined(separator: ", ")
+                    message =
+                        lines[0] + " " + lines.dropFirst().map { $0.trimmingPrefix("  - ") }.joined(separator: ", ")
                 }
                 if together { message = "together with the command line: " + message }
                 return file.error(.invalidValue, message, at: entry)

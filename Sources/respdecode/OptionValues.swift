@@ -28,6 +28,8 @@ extension OutputStyle: ExpressibleByArgument, ConfigValue {
     var configValue: ConfigFile.Value { .string(rawValue) }
 }
 
+// swift-log's level read as an argument here: both packages are ours to depend on, neither declares it.
+// swift-format-ignore: AvoidRetroactiveConformances
 extension Logger.Level: @retroactive ExpressibleByArgument, ConfigValue {
     var configValue: ConfigFile.Value { .string(rawValue) }
 }

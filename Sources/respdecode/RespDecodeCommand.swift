@@ -7,7 +7,8 @@ import RespDecode
 /// [FILE ...]` decodes as it always has while `respdecode config`, `serve` and `health` are commands of their own.
 ///
 /// A first argument that names a subcommand picks it; anything else (an option, a file) goes to `decode`. A FILE
-/// named like a subcommand (`config`, `decode`, `frame`, `serve`, `health`, `help`) is therefore written `./config`, or after an option or
+/// named like a subcommand (`config`, `decode`, `frame`, `serve`, `health`, `help`) is therefore written `./config`, or
+/// after an option or
 /// `--`. A new subcommand is one `ParsableCommand` added to `subcommands`; one that decodes takes
 /// `@OptionGroup var options: DecodeOptions` and conforms to ``DecodeOptionsCommand`` to get `--config` for free.
 struct RespDecodeCommand: ParsableCommand {
@@ -15,7 +16,9 @@ struct RespDecodeCommand: ParsableCommand {
         commandName: "respdecode",
         abstract: "Decode framed HTTP responses in bulk: one JSON line per record on standard output.",
         version: "respdecode 0.1.0",
-        subcommands: [DecodeCommand.self, FrameCommand.self, ConfigCommand.self, ServeCommand.self, HealthCommand.self],
+        subcommands: [
+            DecodeCommand.self, FrameCommand.self, ConfigCommand.self, ServeCommand.self, HealthCommand.self,
+        ],
         defaultSubcommand: DecodeCommand.self
     )
 
@@ -112,13 +115,17 @@ struct FrameCommand: DecodeOptionsCommand {
 
 /// The inputs of a command that reads records: FILE arguments and `--files-from`.
 struct InputArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("Also read the files named in this file ('-': standard input), one name per line, in "
-        + "turn, after any FILEs: each detected on its own and named as \"input\" on its lines. file: URIs are "
-        + "taken as their paths.", valueName: "list"))
+    @Option(
+        help: ArgumentHelp(
+            "Also read the files named in this file ('-': standard input), one name per line, in "
+                + "turn, after any FILEs: each detected on its own and named as \"input\" on its lines. file: URIs are "
+                + "taken as their paths.", valueName: "list"))
     var filesFrom: String?
 
-    @Argument(help: ArgumentHelp("Input files; '-' reads standard input, as does none without --files-from.",
-        valueName: "file"))
+    @Argument(
+        help: ArgumentHelp(
+            "Input files; '-' reads standard input, as does none without --files-from.",
+            valueName: "file"))
     var files: [String] = []
 
     func validate() throws {
@@ -187,7 +194,8 @@ extension DecodeCommand {
         if options.strict && summary.ok < summary.records { throw ExitCode(1) }
     }
 
-    /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error (docs/output.md#exit-status).
+    /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error
+    /// (docs/output.md#exit-status).
     private static func run(
         _ inputs: InputArguments, configuration: Configuration, logger: Logger, writer: (any LineWriter)?
     ) throws -> RunSummary {

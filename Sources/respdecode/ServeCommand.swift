@@ -7,7 +7,8 @@ import RespDecode
 struct ServeCommand: DecodeOptionsCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Decode over a unix or TCP socket (a sidecar): each connection is one stream, its lines sent back on it.",
+        abstract:
+            "Decode over a unix or TCP socket (a sidecar): each connection is one stream, its lines sent back on it.",
         usage: "respdecode serve --listen <address> [--config <file>] [<options>]",
         discussion: """
             Each accepted connection is one stream in the protocol of standard input and output: the client writes \
@@ -73,18 +74,24 @@ struct ServeCommand: DecodeOptionsCommand {
 /// The options of `serve` beyond decoding's. A config file may set them too ("listen", "max-connections",
 /// "idle-timeout"); only `serve` reads those keys.
 struct ServeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Where to listen (required): unix:PATH -- a stale socket file there is replaced, "
-        + "anything else is refused -- or tcp:HOST:PORT, HOST an IPv4 or IPv6 address or localhost, PORT 0 for any "
-        + "free port.", valueName: "address"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to listen (required): unix:PATH -- a stale socket file there is replaced, "
+                + "anything else is refused -- or tcp:HOST:PORT, HOST an IPv4 or IPv6 address or localhost, PORT 0 for any "
+                + "free port.", valueName: "address"))
     var listen: String?
 
-    @Option(help: ArgumentHelp("Connections served at once, 1 to 10000 (each takes two threads); more wait in the "
-        + "listen backlog until one ends.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Connections served at once, 1 to 10000 (each takes two threads); more wait in the "
+                + "listen backlog until one ends.", valueName: "n"))
     var maxConnections = 64
 
-    @Option(help: ArgumentHelp("Close a connection that sends nothing for this many seconds, after writing its lines "
-        + "(a record left unfinished is truncatedRecord), or that reads none of its lines for as long; 0: never.",
-        valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Close a connection that sends nothing for this many seconds, after writing its lines "
+                + "(a record left unfinished is truncatedRecord), or that reads none of its lines for as long; 0: never.",
+            valueName: "seconds"))
     var idleTimeout = 300.0
 
     /// The config file keys of these options. `respdecode config` prints the decode options only, so their values
@@ -128,12 +135,16 @@ struct HealthCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The server's address: unix:PATH or tcp:HOST:PORT, as given to serve --listen.",
-        valueName: "address"))
+    @Option(
+        help: ArgumentHelp(
+            "The server's address: unix:PATH or tcp:HOST:PORT, as given to serve --listen.",
+            valueName: "address"))
     var listen: String
 
-    @Option(help: ArgumentHelp("Seconds to wait for the connection and its close, above 0 and at most 3600.",
-        valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to wait for the connection and its close, above 0 and at most 3600.",
+            valueName: "seconds"))
     var timeout = 2.0
 
     func validate() throws {

@@ -2,7 +2,8 @@ import ArgumentParser
 import Glibc
 import RespDecode
 
-// Usage and configuration errors exit 2 (docs/output.md#exit-status), not ArgumentParser's 64; help and --version exit 0.
+// Usage and configuration errors exit 2 (docs/output.md#exit-status), not ArgumentParser's 64; help and --version exit
+// 0.
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     // A bare `respdecode --help` documents the options of decoding, which is what a bare `respdecode` does.

@@ -8,7 +8,8 @@ import Testing
 struct ConfigKeyTests {
     private func arguments(_ shape: ConfigKey.Shape, _ value: ConfigFile.Value) throws(ConfigFileError) -> [String] {
         let entry = ConfigFile.Entry(key: "k", value: value, line: 4)
-        return try ConfigKey("k", shape) { _ in .null }.arguments(for: entry, in: ConfigFile(path: "c.json", entries: [entry]))
+        return try ConfigKey("k", shape) { _ in .null }.arguments(
+            for: entry, in: ConfigFile(path: "c.json", entries: [entry]))
     }
 
     @Test func eachShapeBecomesTheArgumentsItStandsFor() throws {
@@ -19,8 +20,10 @@ struct ConfigKeyTests {
         #expect(try arguments(.list, .strings(["json", "xml"])) == ["--k=json,xml"])
         #expect(try arguments(.list, .array([.string("200-299"), .number("304")])) == ["--k=200-299,304"])
         #expect(try arguments(.list, .string("all")) == ["--k=all"])
-        #expect(try arguments(.decoderLists, .object([.init("json", .strings(["a/b", "c/*"])), .init("xml", .string("d/e"))]))
-            == ["--k=json=a/b,c/*", "--k=xml=d/e"])
+        #expect(
+            try arguments(
+                .decoderLists, .object([.init("json", .strings(["a/b", "c/*"])), .init("xml", .string("d/e"))]))
+                == ["--k=json=a/b,c/*", "--k=xml=d/e"])
         #expect(try arguments(.decoderLists, .object([])) == [])
         for shape in [ConfigKey.Shape.flag, .value, .list, .decoderLists] {
             #expect(try arguments(shape, .null) == [], "null keeps the default")
@@ -28,14 +31,26 @@ struct ConfigKeyTests {
     }
 
     @Test func aValueOfTheWrongTypeIsAnErrorOnItsLine() {
-        #expect(throws: ConfigFileError(.wrongType, path: "c.json", line: 4, key: "k",
-            message: "expected true or false, found a number")) { try arguments(.flag, .number("1")) }
-        #expect(throws: ConfigFileError(.wrongType, path: "c.json", line: 4, key: "k",
-            message: "expected a string or a number, found a boolean")) { try arguments(.value, .bool(true)) }
-        #expect(throws: ConfigFileError(.wrongType, path: "c.json", line: 4, key: "k",
-            message: "expected an array of strings, found an array holding null")) { try arguments(.list, .array([.null])) }
-        #expect(throws: ConfigFileError(.wrongType, path: "c.json", line: 4, key: "k",
-            message: "expected an array of strings, or one comma-separated string, found a boolean")) {
+        #expect(
+            throws: ConfigFileError(
+                .wrongType, path: "c.json", line: 4, key: "k",
+                message: "expected true or false, found a number")
+        ) { try arguments(.flag, .number("1")) }
+        #expect(
+            throws: ConfigFileError(
+                .wrongType, path: "c.json", line: 4, key: "k",
+                message: "expected a string or a number, found a boolean")
+        ) { try arguments(.value, .bool(true)) }
+        #expect(
+            throws: ConfigFileError(
+                .wrongType, path: "c.json", line: 4, key: "k",
+                message: "expected an array of strings, found an array holding null")
+        ) { try arguments(.list, .array([.null])) }
+        #expect(
+            throws: ConfigFileError(
+                .wrongType, path: "c.json", line: 4, key: "k",
+                message: "expected an array of strings, or one comma-separated string, found a boolean")
+        ) {
             try arguments(.decoderLists, .object([.init("json", .bool(false))]))
         }
     }

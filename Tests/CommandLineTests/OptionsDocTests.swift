@@ -33,12 +33,15 @@ enum OptionsDocument {
         for entry in entries where ["option", "flag"].contains(entry["kind"] as? String) {
             let name = try #require((entry["preferredName"] as? [String: Any])?["name"] as? String)
             if ["help", "version"].contains(name) { continue }
-            if name.hasPrefix("no-"), arguments.contains(where: { $0.isFlag && $0.name == name.dropFirst(3) }) { continue }
+            if name.hasPrefix("no-"), arguments.contains(where: { $0.isFlag && $0.name == name.dropFirst(3) }) {
+                continue
+            }
             let isFlag = entry["kind"] as? String == "flag"
-            arguments.append(Argument(
-                name: name, isFlag: isFlag, valueName: isFlag ? nil : entry["valueName"] as? String,
-                allValues: entry["allValues"] as? [String] ?? [], defaultValue: entry["defaultValue"] as? String,
-                help: entry["abstract"] as? String ?? ""))
+            arguments.append(
+                Argument(
+                    name: name, isFlag: isFlag, valueName: isFlag ? nil : entry["valueName"] as? String,
+                    allValues: entry["allValues"] as? [String] ?? [], defaultValue: entry["defaultValue"] as? String,
+                    help: entry["abstract"] as? String ?? ""))
         }
         return arguments
     }
@@ -64,7 +67,9 @@ enum OptionsDocument {
         for argument in try arguments(of: command) where !skipped.contains(argument.name) {
             let option = argument.isFlag ? "`--\(argument.name)`, `--no-\(argument.name)`" : "`--\(argument.name)`"
             var value = argument.valueName.map { "`<\($0)>`" } ?? ""
-            if !argument.allValues.isEmpty { value += ": " + argument.allValues.map { "`\($0)`" }.joined(separator: ", ") }
+            if !argument.allValues.isEmpty {
+                value += ": " + argument.allValues.map { "`\($0)`" }.joined(separator: ", ")
+            }
             let defaultText: String
             if let machine = machineDefaults[argument.name] {
                 defaultText = machine
@@ -98,11 +103,13 @@ enum OptionsDocument {
         return "### Options of decoding (`respdecode`, `decode`, `frame`, `config`, `serve`)\n\n"
             + (try table(of: DecodeCommand.self, defaults: defaults))
             + "\n### Options of `respdecode serve` only\n\n"
-            + (try table(of: ServeCommand.self, defaults: [:],
+            + (try table(
+                of: ServeCommand.self, defaults: [:],
                 skipping: Set(try arguments(of: DecodeCommand.self).map(\.name))))
     }
 
-    static let begin = "<!-- BEGIN generated: the tables of options, from --help and the option table (see "
+    static let begin =
+        "<!-- BEGIN generated: the tables of options, from --help and the option table (see "
         + "Tests/CommandLineTests/OptionsDocTests.swift); do not edit -->\n"
     static let end = "<!-- END generated -->\n"
 
@@ -120,7 +127,8 @@ struct OptionsDocTests {
     @Test func helpAndConfigAgree() throws {
         let arguments = try OptionsDocument.arguments(of: DecodeCommand.self)
         let defaults = try OptionsDocument.effectiveDefaults()
-        #expect(arguments.map(\.name).filter { !["config", "files-from"].contains($0) } == DecodeOptions.table.map(\.name))
+        #expect(
+            arguments.map(\.name).filter { !["config", "files-from"].contains($0) } == DecodeOptions.table.map(\.name))
         // An option's default is the configuration's: the options given nothing make Configuration() again.
         let options = try DecodeOptions.parse([])
         let made = EffectiveOptions(options: options, configuration: try options.makeConfiguration())
@@ -130,7 +138,8 @@ struct OptionsDocTests {
         }
         for argument in arguments where OptionsDocument.machineDefaults[argument.name] == nil {
             guard let configured = defaults[argument.name] else { continue }
-            #expect(argument.defaultValue == OptionsDocument.helpText(configured, flag: argument.name),
+            #expect(
+                argument.defaultValue == OptionsDocument.helpText(configured, flag: argument.name),
                 "--\(argument.name): --help says \(argument.defaultValue ?? "nothing"), config \(configured)")
         }
     }
@@ -146,7 +155,8 @@ struct OptionsDocTests {
             try Data(updated.utf8).write(to: OptionsDocument.path)
             return
         }
-        #expect(String(text[begin.upperBound..<end.lowerBound]) == generated + "\n",
+        #expect(
+            String(text[begin.upperBound..<end.lowerBound]) == generated + "\n",
             "docs/options.md is out of date: RESPDECODE_UPDATE_DOCS=1 swift test --filter OptionsDocTests")
     }
 }

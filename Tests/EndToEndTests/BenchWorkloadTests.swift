@@ -62,7 +62,8 @@ struct BenchWorkloadTests {
             stream += Data("HTTP/1.1 200 OK\r\nContent-Type: \(c.type)\r\nContent-Length: \(c.body.count)\r\n\r\n".utf8)
             stream += c.body
         }
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-bench-\(UUID().uuidString)")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-bench-\(UUID().uuidString)")
         let file = base.appendingPathExtension("http")
         let lines = base.appendingPathExtension("ndjson")
         try stream.write(to: file)
@@ -101,8 +102,9 @@ struct BenchWorkloadTests {
                 func around(_ text: [UInt8]) -> String {
                     String(decoding: text[max(0, at - 80)..<min(text.count, at + 120)], as: UTF8.self)
                 }
-                found.append("record \(index): ok \(line.ok), decoder \(line.decoder ?? "-"), from byte \(at):\n"
-                    + "  ours …\(around(ours))…\n  want …\(around(want))…")
+                found.append(
+                    "record \(index): ok \(line.ok), decoder \(line.decoder ?? "-"), from byte \(at):\n"
+                        + "  ours …\(around(ours))…\n  want …\(around(want))…")
             }
         }
         return Array(found.prefix(5))
@@ -194,7 +196,8 @@ enum BenchScript {
     /// Runs `python3` (from PATH) with `arguments` and no input; its errors go through a file, so that only one pipe
     /// is read here.
     static func python(_ arguments: [String]) -> Run {
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-py-\(UUID().uuidString)")
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-py-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: errorFile) }
         do {
             _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)

@@ -11,7 +11,8 @@ struct ConfigTests {
         private var urls: [URL] = []
 
         func write(_ text: String) throws -> String {
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-\(UUID().uuidString).json")
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "respdecode-\(UUID().uuidString).json")
             try Data(text.utf8).write(to: url)
             urls.append(url)
             return url.path
@@ -25,7 +26,8 @@ struct ConfigTests {
     /// The top-level keys of a config file as `respdecode config` writes it (two-space indent), in order.
     static func keys(_ configFile: String) -> [String] {
         configFile.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("  \""), !line.hasPrefix("   "), let end = line.dropFirst(3).firstIndex(of: "\"") else {
+            guard line.hasPrefix("  \""), !line.hasPrefix("   "), let end = line.dropFirst(3).firstIndex(of: "\"")
+            else {
                 return nil
             }
             return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
@@ -34,12 +36,15 @@ struct ConfigTests {
 
     @Test func aFileSetsOptionsThatChangeTheOutput() throws {
         let files = Files()
-        let pretty = try EndToEndTests.run(["--config", try files.write(#"{"output": "pretty"}"#), "samples/capture.http"])
+        let pretty = try EndToEndTests.run([
+            "--config", try files.write(#"{"output": "pretty"}"#), "samples/capture.http",
+        ])
         #expect(pretty.status == 0, "\(pretty.stderr)")
         #expect(pretty.stdout == (try EndToEndTests.sample("capture.expected.pretty")))
 
         let html = Data("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 8\r\n\r\n{\"a\":[]}".utf8)
-        let json = try files.write("""
+        let json = try files.write(
+            """
             {
               "chain": ["json"],
               "accept": {"json": ["text/*", "application/json"]}
@@ -56,11 +61,14 @@ struct ConfigTests {
     @Test func theCommandLineOverridesTheFile() throws {
         let files = Files()
         let config = try files.write(#"{"output": "pretty", "strict": true, "keep-nulls": false}"#)
-        let result = try EndToEndTests.run(["--output", "ndjson", "--config", config, "--no-strict", "samples/capture.http"])
+        let result = try EndToEndTests.run([
+            "--output", "ndjson", "--config", config, "--no-strict", "samples/capture.http",
+        ])
         #expect(result.status == 0, "--no-strict turns off the file's strict")
         #expect(result.stdout == (try EndToEndTests.sample("capture.expected.ndjson")))
 
-        let nulls = Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{\"a\":null}".utf8)
+        let nulls = Data(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{\"a\":null}".utf8)
         let kept = try EndToEndTests.run(["--config", config, "--keep-nulls", "--output", "ndjson"], stdin: nulls)
         #expect(Self.text(kept.stdout).contains(#""value":{"a":null}"#))
     }
@@ -111,7 +119,9 @@ struct ConfigTests {
         }
         let decodeOptions = try optionNames(of: "decode")
         #expect(decodeOptions.count > 30)
-        #expect(decodeOptions.contains("digest-check") && decodeOptions.contains("jobs") && decodeOptions.contains("accept"))
+        #expect(
+            decodeOptions.contains("digest-check") && decodeOptions.contains("jobs") && decodeOptions.contains("accept")
+        )
 
         let config = try EndToEndTests.run(["config"])
         #expect(config.status == 0)
@@ -150,7 +160,9 @@ struct ConfigTests {
         #expect(result.stderr == "respdecode: does/not/exist.json: cannot open: No such file or directory\n")
     }
 
-    @Test(arguments: [["--jobs", "0"], ["--jobs", "1025"], ["--stats-interval", "0"], ["--stats-interval", "86401"]])
+    @Test(arguments: [
+        ["--jobs", "0"], ["--jobs", "1025"], ["--stats-interval", "0"], ["--stats-interval", "86401"],
+    ])
     func runtimeOptionsOutOfRangeExitTwo(_ arguments: [String]) throws {
         let result = try EndToEndTests.run(arguments + ["samples/capture.http"])
         #expect(result.status == 2)
@@ -159,13 +171,17 @@ struct ConfigTests {
     }
 
     @Test func runtimeOptionsAreAcceptedAndShownByConfig() throws {
-        let result = try EndToEndTests.run(["config", "--jobs", "3", "--stats", "--stats-interval", "0.5", "--log-level", "info"])
+        let result = try EndToEndTests.run([
+            "config", "--jobs", "3", "--stats", "--stats-interval", "0.5", "--log-level", "info",
+        ])
         #expect(result.status == 0)
         let printed = Self.text(result.stdout)
         for expected in [#""jobs": 3"#, #""stats": true"#, #""stats-interval": 0.5"#, #""log-level": "info""#] {
             #expect(printed.contains(expected), "\(printed)")
         }
-        #expect(try EndToEndTests.run(["--jobs", "1", "--stats", "--stats-interval", "2", "samples/capture.http"]).status == 0)
+        #expect(
+            try EndToEndTests.run(["--jobs", "1", "--stats", "--stats-interval", "2", "samples/capture.http"]).status
+                == 0)
     }
 
     /// `config` as the first argument is the subcommand; a file of that name is `./config`, or follows `--` or an
@@ -207,7 +223,9 @@ struct ConfigTests {
         ] {
             #expect(text.contains(expected), "help lacks \(expected)")
         }
-        #expect(try EndToEndTests.run(["--no-digest-check", "samples/traffic.warc.gz"]).status == 0, "the old spelling works")
+        #expect(
+            try EndToEndTests.run(["--no-digest-check", "samples/traffic.warc.gz"]).status == 0,
+            "the old spelling works")
         let configHelp = try EndToEndTests.run(["help", "config"])
         #expect(configHelp.status == 0)
         #expect(Self.text(configHelp.stdout).contains("USAGE: respdecode config"))

@@ -271,14 +271,17 @@ struct DocExamplesTests {
     @Test func commentsCiteDocsThatExist() throws {
         let root = EndToEndTests.packageRoot
         let citation = try Regex(#"docs/([A-Za-z0-9_-]+\.md)(#[a-z0-9_-]+)?"#)
-        let outside = try Regex(#"SPEC §|SPEC\.md|reference/[a-z-]+\.md|(af-parity|perf-baseline|ecosystem|spike-framing-and-c-libraries)\.md"#)
+        let outside = try Regex(
+            #"SPEC §|SPEC\.md|reference/[a-z-]+\.md|(af-parity|perf-baseline|ecosystem|spike-framing-and-c-libraries)\.md"#
+        )
         var cited = 0
         for folder in ["Sources", "Tests", "scripts", "bench", ".ci"] {
             let enumerator = FileManager.default.enumerator(
                 at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
                 let relative = String(url.path.dropFirst(root.path.count + 1))
-                if relative.hasPrefix("Tests/FuzzRegressions/") || relative == "Tests/EndToEndTests/DocExamplesTests.swift"
+                if relative.hasPrefix("Tests/FuzzRegressions/")
+                    || relative == "Tests/EndToEndTests/DocExamplesTests.swift"
                 {
                     continue
                 }
@@ -294,7 +297,9 @@ struct DocExamplesTests {
                         Issue.record("\(relative) cites \(page), which does not exist")
                         continue
                     }
-                    if let fragment = match.output[2].substring, !Self.anchors(in: linked).contains(String(fragment.dropFirst())) {
+                    if let fragment = match.output[2].substring,
+                        !Self.anchors(in: linked).contains(String(fragment.dropFirst()))
+                    {
                         Issue.record("\(relative) cites \(page)\(fragment): no heading with that anchor")
                     }
                 }

@@ -8,7 +8,9 @@ struct EndToEndTests {
     /// The package root (holding Package.swift), found upward from this file.
     static let packageRoot: URL = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+        while dir.path != "/"
+            && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path)
+        {
             dir.deleteLastPathComponent()
         }
         return dir
@@ -79,7 +81,8 @@ struct EndToEndTests {
         let result = try Self.run(["samples/images.http"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
-        #expect(result.stdout == (try Self.sample("images.expected.ndjson")),
+        #expect(
+            result.stdout == (try Self.sample("images.expected.ndjson")),
             "\(String(decoding: result.stdout, as: UTF8.self))")
     }
 
@@ -89,7 +92,8 @@ struct EndToEndTests {
         let result = try Self.run(["--inflate", "--scale", "2", "samples/images.http"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
-        #expect(result.stdout == (try Self.sample("images.inflate.expected.ndjson")),
+        #expect(
+            result.stdout == (try Self.sample("images.inflate.expected.ndjson")),
             "\(String(decoding: result.stdout, as: UTF8.self))")
     }
 
@@ -118,8 +122,10 @@ struct EndToEndTests {
         #expect(try Self.run(["--strict"], stdin: clean).status == 0)
     }
 
-    @Test(arguments: [["--chain", "nosuchdecoder"], ["--input", "carrier-pigeon"], ["--max-body-bytes", "lots"],
-        ["--accept", "json=notatype"], ["--status-codes", "abc"], ["--no-such-option"]])
+    @Test(arguments: [
+        ["--chain", "nosuchdecoder"], ["--input", "carrier-pigeon"], ["--max-body-bytes", "lots"],
+        ["--accept", "json=notatype"], ["--status-codes", "abc"], ["--no-such-option"],
+    ])
     func usageErrorsExitTwoAndWriteNothing(_ arguments: [String]) throws {
         let result = try Self.run(arguments, stdin: try Self.sample("capture.http"))
         #expect(result.status == 2)
@@ -128,14 +134,17 @@ struct EndToEndTests {
     }
 
     @Test func acceptOverridesADecodersTypes() throws {
-        let html = Data("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 8\r\n\r\n{\"a\":[]}".utf8)
+        let html = Data(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 8\r\n\r\n{\"a\":[]}".utf8)
         let plain = try Self.run([], stdin: html)
         #expect(String(decoding: plain.stdout, as: UTF8.self).contains(#""decoder":"raw""#))
         let accepted = try Self.run(["--chain", "json", "--accept", "json=text/*,application/json"], stdin: html)
         #expect(accepted.status == 0)
-        #expect(String(decoding: accepted.stdout, as: UTF8.self).contains(#""decoder":"json","ok":true,"value":{"a":[]}"#))
+        #expect(
+            String(decoding: accepted.stdout, as: UTF8.self).contains(#""decoder":"json","ok":true,"value":{"a":[]}"#))
         #expect(try Self.run(["--chain", "json,json"], stdin: html).status == 2)
-        #expect(try Self.run(["--chain", "json", "--accept", "xml=text/xml"], stdin: html).status == 2,
+        #expect(
+            try Self.run(["--chain", "json", "--accept", "xml=text/xml"], stdin: html).status == 2,
             "xml is not in the chain")
     }
 
@@ -159,7 +168,8 @@ struct EndToEndTests {
     /// `respdecode big | head -1`: the worker stops promptly and quietly once its reader is gone.
     @Test func closedOutputStopsQuietly() throws {
         var stream = Data()
-        let record = Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"foo\":\"bar\"}".utf8)
+        let record = Data(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"foo\":\"bar\"}".utf8)
         for _ in 0..<200_000 { stream.append(record) }
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-epipe-\(getpid()).http")
         try stream.write(to: input)
@@ -215,9 +225,10 @@ struct EndToEndTests {
         let help = try Self.run(["--help"])
         #expect(help.status == 0)
         let text = String(decoding: help.stdout, as: UTF8.self)
-        for option in ["--chain", "--accept", "--strict-types", "--keep-nulls", "--output", "--status-codes",
-            "--max-header-bytes", "--max-body-bytes", "--max-depth", "--max-error-body-bytes", "--strict"]
-        {
+        for option in [
+            "--chain", "--accept", "--strict-types", "--keep-nulls", "--output", "--status-codes",
+            "--max-header-bytes", "--max-body-bytes", "--max-depth", "--max-error-body-bytes", "--strict",
+        ] {
             #expect(text.contains(option), "help lacks \(option)")
         }
         #expect(try Self.run(["--version"]).status == 0)

@@ -58,7 +58,8 @@ extension EndToEndTests {
 
         /// Options of decoding apply alike: the digest check's verdict and --strict-digests, --keep-nulls, --inflate.
         @Test func decodingOptionsApplyToFramedRecords() throws {
-            try Self.frameThenDecodeEqualsDirect("samples/traffic.warc.gz", options: ["--strict-digests", "--keep-nulls"])
+            try Self.frameThenDecodeEqualsDirect(
+                "samples/traffic.warc.gz", options: ["--strict-digests", "--keep-nulls"])
             try Self.frameThenDecodeEqualsDirect("samples/images.http", options: ["--inflate", "--strict"])
         }
 
@@ -66,14 +67,16 @@ extension EndToEndTests {
         /// lines and come back as the same error lines.
         @Test(.enabled(if: HostileDocumentTests.corporaAvailable, "../shared/corpora is absent"))
         func frameThenDecodeOverTheCorpora() throws {
-            let files = (HostileDocumentTests.allFiles(under: "warc") + HostileDocumentTests.allFiles(under: "har")
+            let files =
+                (HostileDocumentTests.allFiles(under: "warc") + HostileDocumentTests.allFiles(under: "har")
                 + HostileDocumentTests.allFiles(under: "http"))
                 // mitmproxy's expected flows, in its own JSON: not inputs.
                 .filter { !($0.hasPrefix("har/mitmproxy/har_files/") && $0.hasSuffix(".json")) }
             #expect(files.count > 100)
             var lines = 0
             for file in files {
-                lines += try Self.frameThenDecodeEqualsDirect(HostileDocumentTests.corpora.appendingPathComponent(file).path)
+                lines += try Self.frameThenDecodeEqualsDirect(
+                    HostileDocumentTests.corpora.appendingPathComponent(file).path)
             }
             #expect(lines > 400)
         }
@@ -82,7 +85,9 @@ extension EndToEndTests {
             let result = try EndToEndTests.run(["frame", "samples/capture.http"])
             let framed = try TrafficTests.lines(result.stdout)
             let direct = try TrafficTests.lines(try EndToEndTests.run(["samples/capture.http"]).stdout)
-            #expect(framed.map { $0["id"] as? String } == direct.map { "samples/capture.http:\($0["offset"] as? Int ?? -1)" })
+            #expect(
+                framed.map { $0["id"] as? String }
+                    == direct.map { "samples/capture.http:\($0["offset"] as? Int ?? -1)" })
             let stdin = try EndToEndTests.run(["frame"], stdin: try EndToEndTests.sample("capture.http"))
             #expect(try TrafficTests.lines(stdin.stdout).first?["id"] as? String == "-:0")
         }
@@ -96,7 +101,9 @@ extension EndToEndTests {
             let names = ["samples/capture.http", "", "file://\(root)/samples/traffic.warc.gz\r", "samples/traffic.har"]
             try Data(names.joined(separator: "\n").utf8).write(to: list)
             let listed = try EndToEndTests.run(["--files-from", list.path])
-            let direct = try EndToEndTests.run(["samples/capture.http", "\(root)/samples/traffic.warc.gz", "samples/traffic.har"])
+            let direct = try EndToEndTests.run([
+                "samples/capture.http", "\(root)/samples/traffic.warc.gz", "samples/traffic.har",
+            ])
             #expect(listed.status == 0, "\(listed.stderr)")
             #expect(listed.stdout == direct.stdout)
             // From standard input, after a FILE argument; and framing them.
@@ -133,11 +140,15 @@ extension EndToEndTests {
             var input = ""
             for i in 0..<5000 {
                 switch i % 5 {
-                case 0: input += #"{"id":"r\#(i)","status":200,"headers":[["Content-Type","application/json"]],"body":"{\"i\":\#(i)}"}"#
+                case 0:
+                    input +=
+                        #"{"id":"r\#(i)","status":200,"headers":[["Content-Type","application/json"]],"body":"{\"i\":\#(i)}"}"#
                 case 1: input += #"{"id":"r\#(i)","status":404,"body":"gone"}"#
-                case 2: input += #"{"id":"r\#(i)","status":200,"headers":{"Content-Type":"application/json"},"body":"[1,"}"#
+                case 2:
+                    input += #"{"id":"r\#(i)","status":200,"headers":{"Content-Type":"application/json"},"body":"[1,"}"#
                 case 3: input += #"{"id":"r\#(i)","status":"broken""#
-                default: input += #"{"id":\#(i),"status":200,"headers":[["Content-Type","text/xml"]],"body":"<a>\#(i)</a>"}"#
+                default:
+                    input += #"{"id":\#(i),"status":200,"headers":[["Content-Type","text/xml"]],"body":"<a>\#(i)</a>"}"#
                 }
                 input += i % 1000 == 999 ? "\n\n" : "\n"
             }
@@ -149,10 +160,13 @@ extension EndToEndTests {
             let second = try EndToEndTests.run(["--jobs", "2", file.path])
             #expect(first.status == 0)
             #expect(first.stdout == second.stdout)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: EndToEndTests.packageRoot.path).sorted() == before)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: EndToEndTests.packageRoot.path).sorted() == before)
             let lines = try TrafficTests.lines(first.stdout)
             #expect(lines.count == 5000)
-            #expect(lines.map { $0["id"] as? String } == (0..<5000).map { i -> String? in i % 5 == 3 ? nil : i % 5 == 4 ? "\(i)" : "r\(i)" })
+            #expect(
+                lines.map { $0["id"] as? String }
+                    == (0..<5000).map { i -> String? in i % 5 == 3 ? nil : i % 5 == 4 ? "\(i)" : "r\(i)" })
             #expect(lines.enumerated().allSatisfy { $0.element["seq"] as? Int == $0.offset })
         }
 
@@ -161,7 +175,8 @@ extension EndToEndTests {
         @Test(arguments: [["--input", "ndjson"], ["frame", "--input", "http"]])
         func stoppedEarlyExitsNonZero(_ arguments: [String]) throws {
             let running = try RuntimeTests.Running(arguments)
-            let record = arguments[0] == "frame"
+            let record =
+                arguments[0] == "frame"
                 ? RuntimeTests.response("{}")
                 : Data(#"{"status":200,"headers":[["Content-Type","application/json"]],"body":"{}"}"#.utf8 + [0x0A])
             for _ in 0..<20 { running.send(record) }

@@ -5,8 +5,11 @@ import Testing
 
 /// The rows of docs/reliability.md#hostile-inputs that the other hostile suites do not cover, through the
 /// real binary within the same budgets (HostileDocumentTests.runLimited: 1 s of CPU time, 256 MB resident, nothing
-/// on stderr, exit 0): HTTP framing (docs/reliability.md#raw-http-framing), WARC and HAR (docs/reliability.md#warc-and-har), the rest of Content-Encoding (docs/reliability.md#content-encoding), JSON (docs/reliability.md#json)
-/// and the process-level rules (docs/reliability.md#the-process). docs/reliability.md#hostile-inputs maps every row to its test.
+/// on stderr, exit 0): HTTP framing (docs/reliability.md#raw-http-framing), WARC and HAR
+/// (docs/reliability.md#warc-and-har), the rest of Content-Encoding (docs/reliability.md#content-encoding), JSON
+/// (docs/reliability.md#json)
+/// and the process-level rules (docs/reliability.md#the-process). docs/reliability.md#hostile-inputs maps every row to
+/// its test.
 extension HostileDocumentTests {
     @Suite("Hostile catalogue")
     struct HostileCatalogueTests {
@@ -43,73 +46,106 @@ extension HostileDocumentTests {
         static func http(_ text: String) -> Data { Data(text.utf8) }
 
         static func jsonResponse(_ body: Data) -> Data {
-            Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+            Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+                + body
         }
 
         // MARK: docs/reliability.md#raw-http-framing raw HTTP/1.1 streams
 
         static let httpRows: [Row] = {
             var rows = [
-                Row(name: "TE chunked and Content-Length",
+                Row(
+                    name: "TE chunked and Content-Length",
                     input: http(json + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
                     expected: ["ok+chunked overrides Content-Length"]),
-                Row(name: "differing duplicate Content-Length",
-                    input: http(json + "Content-Length: 2\r\nContent-Length: 0\r\n\r\n{}"), expected: ["malformedRecord"]),
-                Row(name: "Content-Length list 1, 2", input: http(json + "Content-Length: 1, 2\r\n\r\n{}"),
+                Row(
+                    name: "differing duplicate Content-Length",
+                    input: http(json + "Content-Length: 2\r\nContent-Length: 0\r\n\r\n{}"),
                     expected: ["malformedRecord"]),
-                Row(name: "identical duplicate Content-Length",
+                Row(
+                    name: "Content-Length list 1, 2", input: http(json + "Content-Length: 1, 2\r\n\r\n{}"),
+                    expected: ["malformedRecord"]),
+                Row(
+                    name: "identical duplicate Content-Length",
                     input: http(json + "Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}"), expected: ["ok"]),
             ]
             for value in ["-1", "+5", "0x10", "1 3", "", "1000000000000000000000"] {
-                rows.append(Row(name: "Content-Length '\(value)'", input: http(json + "Content-Length: \(value)\r\n\r\n{}"),
-                    expected: ["malformedRecord"]))
+                rows.append(
+                    Row(
+                        name: "Content-Length '\(value)'", input: http(json + "Content-Length: \(value)\r\n\r\n{}"),
+                        expected: ["malformedRecord"]))
             }
             for size in ["ffffffffffffffffff", "", "-1", "+4", "0x4", " 2"] {
-                rows.append(Row(name: "chunk size '\(size)'",
-                    input: http(json + "Transfer-Encoding: chunked\r\n\r\n\(size)\r\n{}\r\n0\r\n\r\n"),
-                    expected: ["malformedRecord"]))
+                rows.append(
+                    Row(
+                        name: "chunk size '\(size)'",
+                        input: http(json + "Transfer-Encoding: chunked\r\n\r\n\(size)\r\n{}\r\n0\r\n\r\n"),
+                        expected: ["malformedRecord"]))
             }
             rows += [
-                Row(name: "chunk data not followed by CRLF",
-                    input: http(json + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n"), expected: ["malformedRecord"]),
-                Row(name: "missing last chunk", input: http(json + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n"),
+                Row(
+                    name: "chunk data not followed by CRLF",
+                    input: http(json + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n"),
+                    expected: ["malformedRecord"]),
+                Row(
+                    name: "missing last chunk", input: http(json + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n"),
                     expected: ["truncatedRecord"]),
                 // Chunked not last: the body runs to the end of the input, chunk framing and all (RFC 9112 §6.3).
-                Row(name: "Transfer-Encoding chunked, gzip",
+                Row(
+                    name: "Transfer-Encoding chunked, gzip",
                     input: http(json + "Transfer-Encoding: chunked, gzip\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
                     expected: ["invalidJSON"]),
-                Row(name: "Transfer-Encoding chunkedchunked", input: http(json + "Transfer-Encoding: chunkedchunked\r\n\r\n{}"),
+                Row(
+                    name: "Transfer-Encoding chunkedchunked",
+                    input: http(json + "Transfer-Encoding: chunkedchunked\r\n\r\n{}"),
                     expected: ["ok+'chunkedchunked' is not undone"]),
-                Row(name: "Transfer-Encoding identity with Content-Length",
+                Row(
+                    name: "Transfer-Encoding identity with Content-Length",
                     input: http(json + "Transfer-Encoding: identity\r\nContent-Length: 2\r\n\r\n{}"),
                     expected: ["malformedRecord"]),
-                Row(name: "obs-fold", input: http(json + "X-A: a\r\n  b\r\nContent-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "obs-fold", input: http(json + "X-A: a\r\n  b\r\nContent-Length: 2\r\n\r\n{}"),
                     expected: ["ok+obsolete line folding"]),
-                Row(name: "obs-fold in Transfer-Encoding",
+                Row(
+                    name: "obs-fold in Transfer-Encoding",
                     input: http(json + "Transfer-Encoding: chunked\r\n  x\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
                     expected: ["malformedRecord"]),
-                Row(name: "1 MB header line",
-                    input: http(json + "X-Big: " + String(repeating: "a", count: 1_000_000) + "\r\nContent-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "1 MB header line",
+                    input: http(
+                        json + "X-Big: " + String(repeating: "a", count: 1_000_000) + "\r\nContent-Length: 2\r\n\r\n{}"),
                     expected: ["limitExceeded"]),
-                Row(name: "100,000 header fields",
+                Row(
+                    name: "100,000 header fields",
                     input: http(json + (0..<100_000).map { "X-\($0): a\r\n" }.joined() + "Content-Length: 2\r\n\r\n{}"),
                     expected: ["limitExceeded"]),
-                Row(name: "NUL in a field name", input: http(json + "X\u{0}A: 1\r\nContent-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "NUL in a field name", input: http(json + "X\u{0}A: 1\r\nContent-Length: 2\r\n\r\n{}"),
                     expected: ["malformedRecord"]),
-                Row(name: "bare CR in a field name", input: http(json + "X\rA: 1\r\nContent-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "bare CR in a field name", input: http(json + "X\rA: 1\r\nContent-Length: 2\r\n\r\n{}"),
                     expected: ["malformedRecord"]),
-                Row(name: "white space before the colon", input: http(json + "X-A : 1\r\nContent-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "white space before the colon", input: http(json + "X-A : 1\r\nContent-Length: 2\r\n\r\n{}"),
                     expected: ["malformedRecord"]),
                 // No body for 204 and 304 whatever Content-Length says: the next response is read where it starts.
-                Row(name: "204 with Content-Length",
-                    input: http("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n" + json + "Content-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "204 with Content-Length",
+                    input: http(
+                        "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n" + json + "Content-Length: 2\r\n\r\n{}"),
                     expected: ["ok", "ok"]),
-                Row(name: "304 with Content-Length",
-                    input: http("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n" + json + "Content-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "304 with Content-Length",
+                    input: http(
+                        "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n" + json + "Content-Length: 2\r\n\r\n{}"),
                     expected: ["unacceptableStatusCode", "ok"]),
-                Row(name: "1xx before the response", input: http("HTTP/1.1 100 Continue\r\n\r\n" + json + "Content-Length: 2\r\n\r\n{}"),
+                Row(
+                    name: "1xx before the response",
+                    input: http("HTTP/1.1 100 Continue\r\n\r\n" + json + "Content-Length: 2\r\n\r\n{}"),
                     expected: ["ok+interim response 100"]),
-                Row(name: "neither Content-Length nor Transfer-Encoding", input: http(json + "\r\n{\"a\":1}"), expected: ["ok"]),
+                Row(
+                    name: "neither Content-Length nor Transfer-Encoding", input: http(json + "\r\n{\"a\":1}"),
+                    expected: ["ok"]),
             ]
             return rows
         }()
@@ -120,9 +156,10 @@ extension HostileDocumentTests {
         // MARK: docs/reliability.md#warc-and-har WARC and HAR
 
         static func warc(_ block: String, lengthField: String? = nil, extra: String = "") -> Data {
-            Data(("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
-                + "Content-Type: application/http; msgtype=response\r\n\(extra)"
-                + "Content-Length: \(lengthField ?? String(block.utf8.count))\r\n\r\n\(block)\r\n\r\n").utf8)
+            Data(
+                ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+                    + "Content-Type: application/http; msgtype=response\r\n\(extra)"
+                    + "Content-Length: \(lengthField ?? String(block.utf8.count))\r\n\r\n\(block)\r\n\r\n").utf8)
         }
 
         static let okHTTP = json + "Content-Length: 2\r\n\r\n{}"
@@ -135,22 +172,36 @@ extension HostileDocumentTests {
         }
 
         static let containerRows: [Row] = [
-            Row(name: "WARC Content-Length past the end of the file", input: warc(okHTTP, lengthField: "100000"),
+            Row(
+                name: "WARC Content-Length past the end of the file", input: warc(okHTTP, lengthField: "100000"),
                 expected: ["truncatedRecord"]),
-            Row(name: "WARC Content-Length negative", input: warc(okHTTP, lengthField: "-5") + warc(okHTTP),
+            Row(
+                name: "WARC Content-Length negative", input: warc(okHTTP, lengthField: "-5") + warc(okHTTP),
                 expected: ["malformedRecord", "ok"]),
-            Row(name: "WARC Content-Length 2^64", input: warc(okHTTP, lengthField: "18446744073709551616") + warc(okHTTP),
+            Row(
+                name: "WARC Content-Length 2^64",
+                input: warc(okHTTP, lengthField: "18446744073709551616") + warc(okHTTP),
                 expected: ["malformedRecord", "ok"]),
-            Row(name: "WARC-Truncated", input: warc(okHTTP, extra: "WARC-Truncated: length\r\n"),
+            Row(
+                name: "WARC-Truncated", input: warc(okHTTP, extra: "WARC-Truncated: length\r\n"),
                 expected: ["ok+WARC-Truncated"]),
-            Row(name: "HAR invalid base64", input: har([#"{"mimeType":"application/json","text":"!!!","encoding":"base64"}"#,
-                #"{"mimeType":"application/json","text":"{}"}"#]), expected: ["malformedRecord", "ok"]),
+            Row(
+                name: "HAR invalid base64",
+                input: har([
+                    #"{"mimeType":"application/json","text":"!!!","encoding":"base64"}"#,
+                    #"{"mimeType":"application/json","text":"{}"}"#,
+                ]), expected: ["malformedRecord", "ok"]),
             // content.size and compression are the writer's claims; the bytes are what is decoded.
-            Row(name: "HAR content.size and compression that lie",
-                input: har([#"{"mimeType":"application/json","text":"{}","size":999,"compression":-50}"#]), expected: ["ok"]),
-            Row(name: "HAR entry over the limits",
-                input: har([#"{"mimeType":"application/json","text":"\#(String(repeating: "x", count: 3 << 20))"}"#,
-                    #"{"mimeType":"application/json","text":"{}"}"#]),
+            Row(
+                name: "HAR content.size and compression that lie",
+                input: har([#"{"mimeType":"application/json","text":"{}","size":999,"compression":-50}"#]),
+                expected: ["ok"]),
+            Row(
+                name: "HAR entry over the limits",
+                input: har([
+                    #"{"mimeType":"application/json","text":"\#(String(repeating: "x", count: 3 << 20))"}"#,
+                    #"{"mimeType":"application/json","text":"{}"}"#,
+                ]),
                 expected: ["limitExceeded", "ok"], arguments: ["--max-body-bytes", "1MiB"]),
         ]
 
@@ -162,8 +213,10 @@ extension HostileDocumentTests {
             let member = HostileEncodingTests.gzip(data: Array(Self.warc(Self.okHTTP)), level: 6)
             var bad = member
             bad[14] ^= 0xFF
-            try Self.check(Row(name: "corrupt middle member", input: Data(member + bad + member),
-                expected: ["ok", "malformedRecord", "ok"]))
+            try Self.check(
+                Row(
+                    name: "corrupt middle member", input: Data(member + bad + member),
+                    expected: ["ok", "malformedRecord", "ok"]))
         }
 
         /// A wrong WARC-Payload-Digest is reported on the line (`digest`), not a failure (--strict-digests makes
@@ -178,7 +231,9 @@ extension HostileDocumentTests {
         // MARK: docs/reliability.md#content-encoding the rest of Content-Encoding
 
         static func encoded(_ body: [UInt8], _ coding: String) -> Data {
-            Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+            Data(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.count)\r\n\r\n"
+                    .utf8)
                 + Data(body)
         }
 
@@ -188,12 +243,16 @@ extension HostileDocumentTests {
             crc[crc.count - 6] ^= 1
             var length = gzip
             length[length.count - 2] ^= 1
-            let wide = HostileEncodingTests.brotli(repeating: 0x20, count: 1 << 20, quality: 5, lgwin: 26, largeWindow: true)
+            let wide = HostileEncodingTests.brotli(
+                repeating: 0x20, count: 1 << 20, quality: 5, lgwin: 26, largeWindow: true)
             for row in [
-                Row(name: "gzip cut short", input: Self.encoded(Array(gzip.dropLast(6)), "gzip"), expected: ["contentDecodingFailed"]),
+                Row(
+                    name: "gzip cut short", input: Self.encoded(Array(gzip.dropLast(6)), "gzip"),
+                    expected: ["contentDecodingFailed"]),
                 Row(name: "gzip bad CRC", input: Self.encoded(crc, "gzip"), expected: ["contentDecodingFailed"]),
                 Row(name: "gzip bad ISIZE", input: Self.encoded(length, "gzip"), expected: ["contentDecodingFailed"]),
-                Row(name: "bytes after the gzip member", input: Self.encoded(gzip + Array("garbage".utf8), "gzip"),
+                Row(
+                    name: "bytes after the gzip member", input: Self.encoded(gzip + Array("garbage".utf8), "gzip"),
                     expected: ["ok+after the end of the gzip data"]),
                 Row(name: "brotli large window", input: Self.encoded(wide, "br"), expected: ["contentDecodingFailed"]),
             ] {
@@ -209,29 +268,43 @@ extension HostileDocumentTests {
             }
             return [
                 row("nesting 512", String(repeating: "[", count: 512) + String(repeating: "]", count: 512), "ok"),
-                row("nesting 513", String(repeating: "[", count: 513) + String(repeating: "]", count: 513), "limitExceeded"),
+                row(
+                    "nesting 513", String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+                    "limitExceeded"),
                 row("nesting 10^6", String(repeating: "[", count: 1_000_000), "limitExceeded"),
-                row("10^5 nested objects", String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000),
+                row(
+                    "10^5 nested objects",
+                    String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000),
                     "limitExceeded"),
                 // Numbers are copied as written: no value is lost to a double or an integer type.
                 row("1e400", "1e400", "ok"), row("-1e400", "-1e400", "ok"), row("1e-400", "1e-400", "ok"),
                 row("2.5e-324", "2.5e-324", "ok"), row("a 30-digit integer", "123456789012345678901234567890", "ok"),
                 row("-2^63-1", "-9223372036854775809", "ok"), row("2^64-1", "18446744073709551615", "ok"),
                 row("01", "01", "invalidJSON"), row("+1", "+1", "invalidJSON"), row("NaN", "NaN", "invalidJSON"),
-                row("Infinity", "Infinity", "invalidJSON"), row(".5", ".5", "invalidJSON"), row("1.", "1.", "invalidJSON"),
+                row("Infinity", "Infinity", "invalidJSON"), row(".5", ".5", "invalidJSON"),
+                row("1.", "1.", "invalidJSON"),
                 row("0x10", "0x10", "invalidJSON"), row("a comment", "[1]//c", "invalidJSON"),
                 row("single quotes", "['a']", "invalidJSON"), row("[1,]", "[1,]", "invalidJSON"),
                 row("{\"a\":1,}", "{\"a\":1,}", "invalidJSON"),
                 // Duplicate keys: kept as written (the last one wins for any reader of the line).
                 row("duplicate keys", "{\"a\":1,\"a\":2}", "ok"),
-                row("lone surrogate", "\"\\ud800\"", "invalidJSON"), row("a raw control character", "\"\u{1}\"", "invalidJSON"),
+                row("lone surrogate", "\"\\ud800\"", "invalidJSON"),
+                row("a raw control character", "\"\u{1}\"", "invalidJSON"),
                 row("\\u0000", "\"\\u0000\"", "ok"),
             ] + [
-                Row(name: "JSON with a BOM", input: jsonResponse(Data([0xEF, 0xBB, 0xBF]) + Data("{}".utf8)), expected: ["ok"]),
-                Row(name: "JSON in UTF-16LE", input: jsonResponse(Data([0xFF, 0xFE, 0x7B, 0, 0x7D, 0])), expected: ["ok"]),
-                Row(name: "JSON overlong UTF-8", input: jsonResponse(Data([0x22, 0xC0, 0xAF, 0x22])), expected: ["invalidJSON"]),
+                Row(
+                    name: "JSON with a BOM", input: jsonResponse(Data([0xEF, 0xBB, 0xBF]) + Data("{}".utf8)),
+                    expected: ["ok"]),
+                Row(
+                    name: "JSON in UTF-16LE", input: jsonResponse(Data([0xFF, 0xFE, 0x7B, 0, 0x7D, 0])),
+                    expected: ["ok"]),
+                Row(
+                    name: "JSON overlong UTF-8", input: jsonResponse(Data([0x22, 0xC0, 0xAF, 0x22])),
+                    expected: ["invalidJSON"]),
                 // Bodies are bounded before any parsing: a 70 MB body is refused by its Content-Length, unread.
-                Row(name: "JSON of 70 MB", input: jsonResponse(Data("[".utf8) + Data(repeating: 0x31, count: 70_000_000) + Data("]".utf8)),
+                Row(
+                    name: "JSON of 70 MB",
+                    input: jsonResponse(Data("[".utf8) + Data(repeating: 0x31, count: 70_000_000) + Data("]".utf8)),
                     expected: ["limitExceeded"]),
             ]
         }()
@@ -241,7 +314,8 @@ extension HostileDocumentTests {
 
         // MARK: docs/reliability.md#the-process the process
 
-        /// Foundation's plist readers crash or leak on hostile input (docs/reliability.md#property-lists): no source file
+        /// Foundation's plist readers crash or leak on hostile input (docs/reliability.md#property-lists): no source
+        /// file
         /// calls them; the plist decoder is respdecode's own.
         @Test func noFoundationPlistReaderIsCalled() throws {
             let sources = EndToEndTests.packageRoot.appendingPathComponent("Sources")
@@ -256,7 +330,10 @@ extension HostileDocumentTests {
                 while let open = rest.range(of: "/*") {
                     uncommented += rest[..<open.lowerBound]
                     rest = rest[open.upperBound...]
-                    guard let close = rest.range(of: "*/") else { rest = ""; break }
+                    guard let close = rest.range(of: "*/") else {
+                        rest = ""
+                        break
+                    }
                     rest = rest[close.upperBound...]
                 }
                 uncommented += rest

@@ -60,11 +60,12 @@ struct HostileDocumentTests {
     /// the address-space guard, which the sanitizers' reservations exceed, is off.
     static let sanitizer = ProcessInfo.processInfo.environment["RESPDECODE_SANITIZED"]
     static let sanitized = sanitizer != nil
-    static let budgetFactor = switch sanitizer {
-    case nil: 1
-    case "thread": 20
-    default: 4
-    }
+    static let budgetFactor =
+        switch sanitizer {
+        case nil: 1
+        case "thread": 20
+        default: 4
+        }
     static let cpuBudgetSeconds = 1.0 * Double(budgetFactor)
     static let residentBudgetKiB = 256_000_000 / 1024 * budgetFactor
 
@@ -72,7 +73,8 @@ struct HostileDocumentTests {
     /// measured by GNU time: exit 0, nothing on stderr, the CPU and memory budgets above; returns its lines. With
     /// RESPDECODE_HOSTILE_REPORT=FILE, appends "name, cpu seconds, wall seconds, peak KiB" to FILE.
     static func runLimited(input: Data, name: String, arguments: [String] = []) throws -> [[String: Any]] {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-hostile-\(UUID().uuidString).http")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-hostile-\(UUID().uuidString).http")
         let usage = file.appendingPathExtension("time")
         try input.write(to: file)
         defer {
@@ -86,9 +88,11 @@ struct HostileDocumentTests {
         // GNU time forks the shell that becomes respdecode: a child of this (large) test process would inherit its
         // peak resident size across exec, a grandchild does not.
         let result = try EndToEndTests.run(
-            ["-f", "%U %S %e %M", "-o", usage.path, "/bin/sh", "-c",
+            [
+                "-f", "%U %S %e %M", "-o", usage.path, "/bin/sh", "-c",
                 (sanitized ? "" : "ulimit -v 786432 && ") + "exec \"$0\" \"$@\"",
-                EndToEndTests.binary.path, "--jobs", "2"] + arguments + [file.path],
+                EndToEndTests.binary.path, "--jobs", "2",
+            ] + arguments + [file.path],
             executable: "/usr/bin/time")
         let fields = (try String(contentsOf: usage, encoding: .utf8)).split(whereSeparator: \.isWhitespace)
             .suffix(4).compactMap { Double($0) }
@@ -100,10 +104,11 @@ struct HostileDocumentTests {
         #expect(cpu <= cpuBudgetSeconds, "\(name) took \(cpu) s of CPU time")
         #expect(residentKiB <= residentBudgetKiB, "\(name) peaked at \(residentKiB) KiB resident")
         if let report = ProcessInfo.processInfo.environment["RESPDECODE_HOSTILE_REPORT"],
-            let handle = FileHandle(forWritingAtPath: report) ?? {
-                _ = FileManager.default.createFile(atPath: report, contents: nil)
-                return FileHandle(forWritingAtPath: report)
-            }()
+            let handle = FileHandle(forWritingAtPath: report)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: report, contents: nil)
+                    return FileHandle(forWritingAtPath: report)
+                }()
         {
             handle.seekToEndOfFile()
             handle.write(Data("\(name)\t\(cpu)\t\(fields[2])\t\(residentKiB)\n".utf8))
@@ -119,7 +124,8 @@ struct HostileDocumentTests {
             let dir = Self.corpora.appendingPathComponent(folder)
             for url in try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
             where url.pathExtension == "xml" {
-                let line = try Self.runLimited(try Data(contentsOf: url), type: "application/xml", name: url.lastPathComponent)
+                let line = try Self.runLimited(
+                    try Data(contentsOf: url), type: "application/xml", name: url.lastPathComponent)
                 seen += 1
                 // Either an error, or a value that has not swallowed an expansion: never more than 1 MB of value.
                 if let value = line["value"] {
@@ -137,8 +143,11 @@ struct HostileDocumentTests {
 
     @Test func generatedXMLAttacks() throws {
         var billion = #"<!ENTITY l0 "lol">"#
-        for level in 1...9 { billion += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
-        let quadratic = "<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "A", count: 50_000) + "\">]><r>"
+        for level in 1...9 {
+            billion += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">"
+        }
+        let quadratic =
+            "<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "A", count: 50_000) + "\">]><r>"
             + String(repeating: "&a;", count: 50_000) + "</r>"
         let cases: [(String, String)] = [
             ("billion", "<!DOCTYPE r [\(billion)]><r>&l9;</r>"),
@@ -150,39 +159,67 @@ struct HostileDocumentTests {
             ("longname", "<" + String(repeating: "n", count: 60_000) + "/>"),
             // Entity references in attribute values (a review found they escaped the expansion cap: 58 KB gave a
             // 240 MB line), in a plist root too.
-            ("attribute bomb", "<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "A", count: 40_000) + "\">]><r "
-                + (0..<30).map { "x\($0)=\"" + String(repeating: "&a;", count: 200) + "\"" }.joined(separator: " ")
-                + "/>"),
+            (
+                "attribute bomb",
+                "<!DOCTYPE r [<!ENTITY a \"" + String(repeating: "A", count: 40_000) + "\">]><r "
+                    + (0..<30).map { "x\($0)=\"" + String(repeating: "&a;", count: 200) + "\"" }.joined(separator: " ")
+                    + "/>"
+            ),
             // Parameter entities expanded in the DTD: 17 s of CPU for 350 KB before they were counted.
-            ("parameter bomb", "<!DOCTYPE r [<!ENTITY % d \"" + String(repeating: " ", count: 200_000) + "\">"
-                + String(repeating: "%d;", count: 50_000) + "]><r/>"),
+            (
+                "parameter bomb",
+                "<!DOCTYPE r [<!ENTITY % d \"" + String(repeating: " ", count: 200_000) + "\">"
+                    + String(repeating: "%d;", count: 50_000) + "]><r/>"
+            ),
             // libxml2 checks attributes for duplicates pairwise: 100,000 on one tag took 1.9 s.
             ("many attributes", "<r " + (0..<100_000).map { "a\($0)=\"\"" }.joined(separator: " ") + "/>"),
             // A second review: once past the cap, entity text kept being expanded by libxml2's own contexts (10 s).
-            ("nested entity", "<!DOCTYPE r [<!ENTITY A \"" + String(repeating: "x", count: 1_000_000) + "\"><!ENTITY B \""
-                + String(repeating: "&A;", count: 20_000) + "\">]><r>&B;</r>"),
+            (
+                "nested entity",
+                "<!DOCTYPE r [<!ENTITY A \"" + String(repeating: "x", count: 1_000_000) + "\"><!ENTITY B \""
+                    + String(repeating: "&A;", count: 20_000) + "\">]><r>&B;</r>"
+            ),
             // 200,000 defaulted attributes on one element (20 s in libxml2's pairwise check).
-            ("defaulted attributes", "<!DOCTYPE a [<!ATTLIST a " + (0..<200_000).map { "x\($0) CDATA \"\"" }
-                .joined(separator: " ") + ">]><a/>"),
+            (
+                "defaulted attributes",
+                "<!DOCTYPE a [<!ATTLIST a "
+                    + (0..<200_000).map { "x\($0) CDATA \"\"" }
+                    .joined(separator: " ") + ">]><a/>"
+            ),
             // A 100 KB namespace URI written with each of 100,000 elements.
-            ("namespace amplification", "<r xmlns=\"urn:" + String(repeating: "u", count: 100_000) + "\">"
-                + String(repeating: "<a/>", count: 100_000) + "</r>"),
+            (
+                "namespace amplification",
+                "<r xmlns=\"urn:" + String(repeating: "u", count: 100_000) + "\">"
+                    + String(repeating: "<a/>", count: 100_000) + "</r>"
+            ),
             // Start tags made by character references inside entity text.
-            ("attributes by character references", "<!DOCTYPE r [<!ENTITY e \"&#60;x "
-                + (0..<20_000).map { "a\($0)&#61;&#34;&#34;" }.joined(separator: " ") + "/&#62;\">]><r>&e;</r>"),
+            (
+                "attributes by character references",
+                "<!DOCTYPE r [<!ENTITY e \"&#60;x "
+                    + (0..<20_000).map { "a\($0)&#61;&#34;&#34;" }.joined(separator: " ") + "/&#62;\">]><r>&e;</r>"
+            ),
             // 30 MB of escaped text from an entity of quotes: once aborted the process under this limit.
-            ("escaped entity text", "<!DOCTYPE r [<!ENTITY q \"" + String(repeating: "&#34;", count: 1_000_000)
-                + "\">]><r>" + String(repeating: "&q;", count: 30) + String(repeating: " ", count: 3_000_000) + "</r>"),
-            ("many attributes in an entity", "<!DOCTYPE r [<!ENTITY e \"<x " + (0..<100_000).map { "a\($0)=''" }
-                .joined(separator: " ") + "/>\">]><r>&e;</r>"),
+            (
+                "escaped entity text",
+                "<!DOCTYPE r [<!ENTITY q \"" + String(repeating: "&#34;", count: 1_000_000)
+                    + "\">]><r>" + String(repeating: "&q;", count: 30) + String(repeating: " ", count: 3_000_000)
+                    + "</r>"
+            ),
+            (
+                "many attributes in an entity",
+                "<!DOCTYPE r [<!ENTITY e \"<x "
+                    + (0..<100_000).map { "a\($0)=''" }
+                    .joined(separator: " ") + "/>\">]><r>&e;</r>"
+            ),
         ]
         for (name, text) in cases {
             let line = try Self.runLimited(Data(text.utf8), type: "application/xml", name: name)
             #expect(!"\(line)".contains("root:"), "\(name): /etc/passwd was read")
-            if ["billion", "quadratic", "deep", "longname", "attribute bomb", "parameter bomb", "many attributes",
+            if [
+                "billion", "quadratic", "deep", "longname", "attribute bomb", "parameter bomb", "many attributes",
                 "many attributes in an entity", "nested entity", "defaulted attributes", "namespace amplification",
-                "attributes by character references"].contains(name)
-            {
+                "attributes by character references",
+            ].contains(name) {
                 #expect(line["ok"] as? Bool == false, "\(name) must fail")
             }
         }
@@ -194,7 +231,8 @@ struct HostileDocumentTests {
     }
 
     @Test func generatedPlistAttacks() throws {
-        // Binary plists built as docs/reliability.md#property-lists describes: `bplist00`, objects, offset table, 32-byte trailer.
+        // Binary plists built as docs/reliability.md#property-lists describes: `bplist00`, objects, offset table,
+        // 32-byte trailer.
         func bplist(_ objects: [[UInt8]], top: UInt64 = 0, count: UInt64? = nil, tableAt: UInt64? = nil) -> Data {
             var body = Array("bplist00".utf8)
             var offsets: [Int] = []
@@ -225,7 +263,8 @@ struct HostileDocumentTests {
             let line = try Self.runLimited(body, type: "application/x-plist", name: name)
             #expect(line["ok"] as? Bool == ok, "\(name): \(line)")
         }
-        let deep = "<plist>" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+        let deep =
+            "<plist>" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
             + "</plist>"
         let line = try Self.runLimited(Data(deep.utf8), type: "application/x-plist", name: "deep xml plist")
         #expect(line["ok"] as? Bool == false)

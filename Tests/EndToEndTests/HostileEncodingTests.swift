@@ -4,7 +4,8 @@ import CZstd
 import Foundation
 import Testing
 
-/// Hostile Content-Encodings (docs/reliability.md#content-encoding) through the real binary, within the documents' budgets
+/// Hostile Content-Encodings (docs/reliability.md#content-encoding) through the real binary, within the documents'
+/// budgets
 /// (1 s of CPU time, 256 MB resident): each ratio bomb is one `limitExceeded` line, nothing on stderr, exit 0.
 /// Nested in the documents' suite so that these run one at a time with the other memory-limited tests.
 extension HostileDocumentTests {
@@ -18,8 +19,12 @@ extension HostileDocumentTests {
         static func gzip(repeating byte: UInt8 = 0, count: Int = 0, data: [UInt8]? = nil, level: Int32 = 9) -> [UInt8] {
             let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
             stream.initialize(to: z_stream())
-            defer { deflateEnd(stream); stream.deallocate() }
-            _ = deflateInit2_(stream, level, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY, zlibVersion(),
+            defer {
+                deflateEnd(stream)
+                stream.deallocate()
+            }
+            _ = deflateInit2_(
+                stream, level, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY, zlibVersion(),
                 Int32(MemoryLayout<z_stream>.size))
             let block = data ?? [UInt8](repeating: byte, count: min(count, slice))
             let total = data?.count ?? count
@@ -104,7 +109,8 @@ extension HostileDocumentTests {
                         buffer.withUnsafeMutableBufferPointer { out in
                             var availableOut = out.count
                             var nextOut = out.baseAddress
-                            _ = BrotliEncoderCompressStream(state, operation, &availableIn, &nextIn, &availableOut,
+                            _ = BrotliEncoderCompressStream(
+                                state, operation, &availableIn, &nextIn, &availableOut,
                                 &nextOut, nil)
                             result += out.prefix(out.count - availableOut)
                         }
@@ -118,8 +124,9 @@ extension HostileDocumentTests {
         // MARK: Running the binary
 
         static func response(_ body: [UInt8], encoding: String, type: String = "application/json") -> Data {
-            Data(("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Encoding: \(encoding)\r\n"
-                + "Content-Length: \(body.count)\r\n\r\n").utf8) + Data(body)
+            Data(
+                ("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Encoding: \(encoding)\r\n"
+                    + "Content-Length: \(body.count)\r\n\r\n").utf8) + Data(body)
         }
 
         /// HostileDocumentTests.runLimited on whole responses (built with a Content-Encoding field).
@@ -177,7 +184,8 @@ extension HostileDocumentTests {
         @Test func aBombDoesNotDisturbTheRecordsAroundIt() throws {
             let json = Array(#"{"n":1}"#.utf8)
             let bomb = Self.zstd(repeating: 0, count: 200_000_000, level: 3)
-            let input = Self.response(Self.gzip(data: json), encoding: "gzip") + Self.response(bomb, encoding: "zstd")
+            let input =
+                Self.response(Self.gzip(data: json), encoding: "gzip") + Self.response(bomb, encoding: "zstd")
                 + Self.response(Self.gzip(data: json), encoding: "gzip")
             let lines = try Self.runLimited(input, name: "bomb between records")
             #expect(lines.map { $0["ok"] as? Bool } == [true, false, true])
@@ -187,10 +195,12 @@ extension HostileDocumentTests {
         @Test func theCapAndTheLayerLimitAreOptions() throws {
             let json = Array(#"{"a":[1,2,3]}"#.utf8)
             let body = Self.gzip(data: json)
-            let lines = try Self.runLimited(Self.response(body, encoding: "gzip"), name: "small cap",
+            let lines = try Self.runLimited(
+                Self.response(body, encoding: "gzip"), name: "small cap",
                 arguments: ["--max-decoded-body-bytes", "\(json.count - 1)"])
             #expect(lines.count == 1 && Self.error(lines[0]).code == "limitExceeded")
-            let exact = try Self.runLimited(Self.response(body, encoding: "gzip"), name: "exact cap",
+            let exact = try Self.runLimited(
+                Self.response(body, encoding: "gzip"), name: "exact cap",
                 arguments: ["--max-decoded-body-bytes", "\(json.count)"])
             #expect(exact.count == 1 && exact[0]["ok"] as? Bool == true)
 
@@ -200,7 +210,8 @@ extension HostileDocumentTests {
             let limited = try Self.run(five, encoding: list, name: "five layers")
             #expect(Self.error(limited).code == "limitExceeded")
             #expect(Self.error(limited).message.contains("maxContentCodings"))
-            let allowed = try Self.runLimited(Self.response(five, encoding: list), name: "five layers allowed",
+            let allowed = try Self.runLimited(
+                Self.response(five, encoding: list), name: "five layers allowed",
                 arguments: ["--max-content-codings", "5"])
             #expect(allowed.count == 1 && allowed[0]["ok"] as? Bool == true)
         }

@@ -2,7 +2,8 @@ import CZlib
 import Foundation
 import Testing
 
-/// Hostile images (docs/reliability.md#png-images and docs/reliability.md#jpeg-images) through the real binary, under the same 256 MB / 1 s
+/// Hostile images (docs/reliability.md#png-images and docs/reliability.md#jpeg-images) through the real binary, under
+/// the same 256 MB / 1 s
 /// harness as the hostile documents: one line each, nothing on stderr. Nested in the documents' suite so the two run
 /// one test at a time between them too (the 1 s budgets assume the machine is not busy with the other).
 extension HostileDocumentTests {
@@ -17,7 +18,9 @@ extension HostileDocumentTests {
             out.append(typeBytes)
             out.append(data)
             var crc = crc32(0, nil, 0)
-            (typeBytes + data).withUnsafeBytes { crc = crc32(crc, $0.bindMemory(to: UInt8.self).baseAddress, UInt32($0.count)) }
+            (typeBytes + data).withUnsafeBytes {
+                crc = crc32(crc, $0.bindMemory(to: UInt8.self).baseAddress, UInt32($0.count))
+            }
             withUnsafeBytes(of: UInt32(crc).bigEndian) { out.append(contentsOf: $0) }
             return out
         }
@@ -66,8 +69,10 @@ extension HostileDocumentTests {
         }
 
         /// A valid 8×8 gray PNG.
-        static let small = png([ihdr(width: 8, height: 8), chunk("IDAT", deflated(repeating: 0, count: 8 * 9)),
-            chunk("IEND", Data())])
+        static let small = png([
+            ihdr(width: 8, height: 8), chunk("IDAT", deflated(repeating: 0, count: 8 * 9)),
+            chunk("IEND", Data()),
+        ])
 
         static func run(_ body: Data, type: String, _ name: String, inflate: Bool) throws -> [String: Any] {
             try HostileDocumentTests.runLimited(body, type: type, name: name, arguments: inflate ? ["--inflate"] : [])
@@ -79,8 +84,10 @@ extension HostileDocumentTests {
 
         @Test func hugeDimensionsAreRejectedBeforeAllocating() throws {
             // 10^6 × 10^6 gray with a one-row IDAT: PNG_IMAGE_SIZE would overflow 32 bits; the budget is 64-bit.
-            let body = Self.png([Self.ihdr(width: 1_000_000, height: 1_000_000),
-                Self.chunk("IDAT", Self.deflated(repeating: 0, count: 1_000_001)), Self.chunk("IEND", Data())])
+            let body = Self.png([
+                Self.ihdr(width: 1_000_000, height: 1_000_000),
+                Self.chunk("IDAT", Self.deflated(repeating: 0, count: 1_000_001)), Self.chunk("IEND", Data()),
+            ])
             let inflated = try Self.run(body, type: "image/png", "huge_dims.png", inflate: true)
             #expect(Self.errorCode(inflated) == "limitExceeded")
             // Without --inflate nothing is allocated for pixels: the header is reported as it is.
@@ -91,8 +98,10 @@ extension HostileDocumentTests {
 
         @Test func imageDataBombIsRejectedByThePixelBudget() throws {
             // 20000² gray zeros: ~400 KB that inflate to 400 MB.
-            let body = Self.png([Self.ihdr(width: 20_000, height: 20_000),
-                Self.chunk("IDAT", Self.deflated(repeating: 0, count: 20_001 * 20_000)), Self.chunk("IEND", Data())])
+            let body = Self.png([
+                Self.ihdr(width: 20_000, height: 20_000),
+                Self.chunk("IDAT", Self.deflated(repeating: 0, count: 20_001 * 20_000)), Self.chunk("IEND", Data()),
+            ])
             #expect(body.count < 1_000_000)
             let line = try Self.run(body, type: "image/png", "idat_bomb.png", inflate: true)
             #expect(Self.errorCode(line) == "limitExceeded")
@@ -104,8 +113,10 @@ extension HostileDocumentTests {
             // 100 MB of 'A' in a zTXt chunk (~100 KB compressed).
             var text = Data("Comment".utf8) + Data([0, 0])
             text += Self.deflated(repeating: UInt8(ascii: "A"), count: 100_000_000)
-            let body = Self.png([Self.ihdr(width: 8, height: 8), Self.chunk("zTXt", text),
-                Self.chunk("IDAT", Self.deflated(repeating: 0, count: 72)), Self.chunk("IEND", Data())])
+            let body = Self.png([
+                Self.ihdr(width: 8, height: 8), Self.chunk("zTXt", text),
+                Self.chunk("IDAT", Self.deflated(repeating: 0, count: 72)), Self.chunk("IEND", Data()),
+            ])
             for inflate in [false, true] {
                 let line = try Self.run(body, type: "image/png", "ztxt_bomb.png", inflate: inflate)
                 #expect(Self.errorCode(line) == "limitExceeded", "inflate: \(inflate)")
@@ -138,7 +149,7 @@ extension HostileDocumentTests {
                 }
             }
             var badCRC = Self.small
-            badCRC[badCRC.count - 20] ^= 0xFF  // inside IDAT's CRC
+            badCRC[badCRC.count - 20] ^= 0xFF // inside IDAT's CRC
             for inflate in [false, true] {
                 let line = try Self.run(badCRC, type: "image/png", "crc.png", inflate: inflate)
                 #expect(Self.errorCode(line) == "invalidImage", "inflate \(inflate)")
@@ -162,16 +173,20 @@ extension HostileDocumentTests {
         @Test func wideAndTallImagesAreValid() throws {
             // Past libpng's default 1,000,000-pixel side limit, within the pixel budget.
             func image(_ width: Int, _ height: Int) -> Data {
-                Self.png([Self.ihdr(width: UInt32(width), height: UInt32(height)),
+                Self.png([
+                    Self.ihdr(width: UInt32(width), height: UInt32(height)),
                     Self.chunk("IDAT", Self.deflated(repeating: 0, count: (width + 1) * height)),
-                    Self.chunk("IEND", Data())])
+                    Self.chunk("IEND", Data()),
+                ])
             }
-            let wide = try #require(try Self.run(image(1_000_001, 1), type: "image/png", "wide", inflate: true)["value"]
-                as? [String: Any])
+            let wide = try #require(
+                try Self.run(image(1_000_001, 1), type: "image/png", "wide", inflate: true)["value"]
+                    as? [String: Any])
             #expect(wide["width"] as? Int == 1_000_001)
             #expect((wide["decoded"] as? [String: Any])?["bytes"] as? Int == 4_000_004)
-            let tall = try #require(try Self.run(image(1, 2_000_000), type: "image/png", "tall", inflate: false)["value"]
-                as? [String: Any])
+            let tall = try #require(
+                try Self.run(image(1, 2_000_000), type: "image/png", "tall", inflate: false)["value"]
+                    as? [String: Any])
             #expect(tall["height"] as? Int == 2_000_000)
             // Decoding is budgeted with each row counted as at least 64 pixels: 100,000,000 one-pixel rows are
             // refused at once rather than taking half a minute of per-row calls.
@@ -182,29 +197,37 @@ extension HostileDocumentTests {
         @Test func gammaAndRenderingIntentComeFromTheirChunks() throws {
             let idat = Self.chunk("IDAT", Self.deflated(repeating: 0, count: 8 * 9))
             // sRGB alone: libpng would infer a gamma of 0.45455; the file states none.
-            let srgbOnly = Self.png([Self.ihdr(width: 8, height: 8), Self.chunk("sRGB", Data([0])), idat,
-                Self.chunk("IEND", Data())])
-            let value = try #require(try Self.run(srgbOnly, type: "image/png", "srgb.png", inflate: false)["value"]
-                as? [String: Any])
+            let srgbOnly = Self.png([
+                Self.ihdr(width: 8, height: 8), Self.chunk("sRGB", Data([0])), idat,
+                Self.chunk("IEND", Data()),
+            ])
+            let value = try #require(
+                try Self.run(srgbOnly, type: "image/png", "srgb.png", inflate: false)["value"]
+                    as? [String: Any])
             #expect(value["srgb"] as? String == "perceptual")
             #expect(value["gamma"] == nil)
             var gamma = Data()
             withUnsafeBytes(of: UInt32(100_000).bigEndian) { gamma.append(contentsOf: $0) }
-            let both = Self.png([Self.ihdr(width: 8, height: 8), Self.chunk("gAMA", gamma),
-                Self.chunk("sRGB", Data([1])), idat, Self.chunk("IEND", Data())])
-            let stated = try #require(try Self.run(both, type: "image/png", "gama.png", inflate: false)["value"]
-                as? [String: Any])
+            let both = Self.png([
+                Self.ihdr(width: 8, height: 8), Self.chunk("gAMA", gamma),
+                Self.chunk("sRGB", Data([1])), idat, Self.chunk("IEND", Data()),
+            ])
+            let stated = try #require(
+                try Self.run(both, type: "image/png", "gama.png", inflate: false)["value"]
+                    as? [String: Any])
             #expect(stated["gamma"] as? Int == 1)
             #expect(stated["srgb"] as? String == "relative")
         }
 
         @Test func unknownCriticalChunksAreErrorsAnywhere() throws {
             let idat = Self.chunk("IDAT", Self.deflated(repeating: 0, count: 8 * 9))
-            for chunks in [[Self.ihdr(width: 8, height: 8), Self.chunk("XXXX", Data([1])), idat],
-                [Self.ihdr(width: 8, height: 8), idat, Self.chunk("XXXX", Data([1]))]]
-            {
+            for chunks in [
+                [Self.ihdr(width: 8, height: 8), Self.chunk("XXXX", Data([1])), idat],
+                [Self.ihdr(width: 8, height: 8), idat, Self.chunk("XXXX", Data([1]))],
+            ] {
                 for inflate in [false, true] {
-                    let line = try Self.run(Self.png(chunks + [Self.chunk("IEND", Data())]), type: "image/png",
+                    let line = try Self.run(
+                        Self.png(chunks + [Self.chunk("IEND", Data())]), type: "image/png",
                         "critical.png", inflate: inflate)
                     #expect(Self.errorCode(line) == "invalidImage", "inflate \(inflate)")
                 }
@@ -220,7 +243,10 @@ extension HostileDocumentTests {
             var result: [Range<Int>] = []
             var i = 2
             while i + 4 <= jpeg.count {
-                guard jpeg[i] == 0xFF else { i += 1; continue }
+                guard jpeg[i] == 0xFF else {
+                    i += 1
+                    continue
+                }
                 let marker = jpeg[i + 1]
                 if marker == 0xD9 { break }
                 let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
@@ -242,7 +268,8 @@ extension HostileDocumentTests {
 
         @Test(.enabled(if: HostileDocumentTests.corporaAvailable, "../shared/corpora is absent"))
         func scanBombIsRejectedQuickly() throws {
-            let jpeg = [UInt8](try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(Self.progressive)))
+            let jpeg = [UInt8](
+                try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(Self.progressive)))
             let scans = Self.scans(jpeg)
             #expect(scans.count >= 5)
             let last = try #require(scans.last)
@@ -277,7 +304,8 @@ extension HostileDocumentTests {
         func scanPixelCapStopsLongScanScripts() throws {
             let jpeg = try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(Self.progressive))
             let capped = try HostileDocumentTests.runLimited(
-                jpeg, type: "image/jpeg", name: "scan pixels", arguments: ["--inflate", "--max-jpeg-scan-pixels", "100000"])
+                jpeg, type: "image/jpeg", name: "scan pixels",
+                arguments: ["--inflate", "--max-jpeg-scan-pixels", "100000"])
             #expect(Self.errorCode(capped) == "limitExceeded")
             let message = try #require((capped["error"] as? [String: Any])?["message"] as? String)
             #expect(message.contains("--max-jpeg-scan-pixels"), "\(message)")
@@ -285,11 +313,14 @@ extension HostileDocumentTests {
 
         @Test(.enabled(if: HostileDocumentTests.corporaAvailable, "../shared/corpora is absent"))
         func hugeFrameHeadersAreRejectedBeforeAllocating() throws {
-            var jpeg = [UInt8](try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(Self.progressive)))
+            var jpeg = [UInt8](
+                try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(Self.progressive)))
             // SOF2: FF C2, length, precision, height, width.
             let sof = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC2 })
-            jpeg[sof + 5] = 0xEA; jpeg[sof + 6] = 0x60  // 60000
-            jpeg[sof + 7] = 0xEA; jpeg[sof + 8] = 0x60
+            jpeg[sof + 5] = 0xEA
+            jpeg[sof + 6] = 0x60 // 60000
+            jpeg[sof + 7] = 0xEA
+            jpeg[sof + 8] = 0x60
             let line = try Self.run(Data(jpeg), type: "image/jpeg", "hugeprog.jpg", inflate: true)
             #expect(Self.errorCode(line) == "limitExceeded")
             let header = try Self.run(Data(jpeg), type: "image/jpeg", "hugeprog.jpg", inflate: false)
@@ -311,9 +342,10 @@ extension HostileDocumentTests {
         }
 
         @Test func garbageUnderImageTypesIsAnError() throws {
-            for (body, type) in [(Data("<html>not an image</html>".utf8), "image/png"),
-                (Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00]), "image/jpeg"), (Data([0x89, 0x50, 0x4E, 0x47]), "image/png")]
-            {
+            for (body, type) in [
+                (Data("<html>not an image</html>".utf8), "image/png"),
+                (Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00]), "image/jpeg"), (Data([0x89, 0x50, 0x4E, 0x47]), "image/png"),
+            ] {
                 for inflate in [false, true] {
                     let line = try Self.run(body, type: type, "garbage", inflate: inflate)
                     #expect(Self.errorCode(line) == "invalidImage", "\(body as NSData)")

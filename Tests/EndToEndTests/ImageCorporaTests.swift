@@ -22,7 +22,8 @@ struct ImageCorporaTests {
             stream += HostileDocumentTests.response(body, type: type(file))
         }
         // Through a file: a stream this size written to stdin would fill the pipes both ways.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-images-\(UUID().uuidString).http")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-images-\(UUID().uuidString).http")
         try stream.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let started = ContinuousClock.now
@@ -45,7 +46,9 @@ struct ImageCorporaTests {
         return byFile
     }
 
-    static let jpegFiles = HostileDocumentTests.allFiles(under: "jpeg").filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".jpeg") }
+    static let jpegFiles = HostileDocumentTests.allFiles(under: "jpeg").filter {
+        $0.hasSuffix(".jpg") || $0.hasSuffix(".jpeg")
+    }
 
     @Test func everyJPEGIsAnsweredAndCrashTestsNeverCrash() throws {
         #expect(Self.jpegFiles.count >= 180)
@@ -77,7 +80,8 @@ struct ImageCorporaTests {
     private func line(_ line: Line, is code: String) -> Bool { line.code == code }
 
     @Test func exifOrientationsAreReported() throws {
-        let files = (0...8).map { "jpeg/exif-orientation-examples/Landscape_\($0).jpg" }
+        let files =
+            (0...8).map { "jpeg/exif-orientation-examples/Landscape_\($0).jpg" }
             + (2...8).map { "jpeg/pillow/hopper_orientation_\($0).jpg" }
             + ["jpeg/pillow/empty_gps_ifd.jpg", "jpeg/pillow/orientation_rectangle.jpg"]
         let lines = try Self.run(files, type: { _ in "image/jpeg" }, inflate: false)
@@ -101,8 +105,10 @@ struct ImageCorporaTests {
     /// ICC profiles split over APP2 chunks are reported only when the chunks are complete and consistent.
     @Test func iccProfileChunksAreChecked() throws {
         let folder = "jpeg/jpeg-decoder/icc/"
-        let names = ["icc_chunk_order.jpeg", "icc_missing_chunk.jpeg", "icc_chunk_count_mismatch.jpeg",
-            "icc_chunk_seq_no_0.jpeg", "icc_chunk_double_seq_no.jpeg"]
+        let names = [
+            "icc_chunk_order.jpeg", "icc_missing_chunk.jpeg", "icc_chunk_count_mismatch.jpeg",
+            "icc_chunk_seq_no_0.jpeg", "icc_chunk_double_seq_no.jpeg",
+        ]
         let lines = try Self.run(names.map { folder + $0 }, type: { _ in "image/jpeg" }, inflate: false)
         // Out of order but complete: a profile.
         #expect(lines[folder + "icc_chunk_order.jpeg"]?.value?["iccProfile"] as? Int ?? 0 > 0)
@@ -117,13 +123,15 @@ struct ImageCorporaTests {
     @Test func pointSizesFollowTheScaleAndTheOrientation() throws {
         var stream = Data()
         for n in [1, 6] {
-            let body = try Data(contentsOf: HostileDocumentTests.corpora.appendingPathComponent(
-                "jpeg/exif-orientation-examples/Landscape_\(n).jpg"))
+            let body = try Data(
+                contentsOf: HostileDocumentTests.corpora.appendingPathComponent(
+                    "jpeg/exif-orientation-examples/Landscape_\(n).jpg"))
             stream += HostileDocumentTests.response(body, type: "image/jpeg")
         }
         let result = try EndToEndTests.run(["--scale", "2"], stdin: stream)
         let values = try result.stdout.split(separator: UInt8(ascii: "\n")).map {
-            try #require((try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["value"] as? [String: Any])
+            try #require(
+                (try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["value"] as? [String: Any])
         }
         // Both display as 1800×1200 once oriented: 900×600 points at scale 2.
         for value in values {
@@ -154,9 +162,10 @@ struct ImageCorporaTests {
             if inflate {
                 #expect(lines["png/pillow/broken_data_stream.png"]?.code == "invalidImage")
             }
-            for name in ["hopper.png", "bw_gradient.png", "tRNS_null_1x1.png", "cross_scan_line.png", "p_16.png",
-                "apng_single_frame.png", "apng_split_fdat.png", "icc_profile.png"]
-            {
+            for name in [
+                "hopper.png", "bw_gradient.png", "tRNS_null_1x1.png", "cross_scan_line.png", "p_16.png",
+                "apng_single_frame.png", "apng_split_fdat.png", "icc_profile.png",
+            ] {
                 #expect(lines["png/pillow/\(name)"]?.ok == true, "\(name)")
             }
             // acTL announces one frame (the default image is not part of the animation), with its data in two fdATs.

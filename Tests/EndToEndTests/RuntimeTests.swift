@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// The service runtime on the built binary (docs/output.md#exit-status, issue 6): jobs keep input order, SIGTERM/SIGINT drain, SIGUSR1
+/// The service runtime on the built binary (docs/output.md#exit-status, issue 6): jobs keep input order, SIGTERM/SIGINT
+/// drain, SIGUSR1
 /// and the statistics options write to standard error only.
 extension EndToEndTests {
     @Suite("Runtime") struct RuntimeTests {
@@ -53,7 +54,9 @@ extension EndToEndTests {
         }
 
         static func response(_ json: String) -> Data {
-            Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)".utf8)
+            Data(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
+                    .utf8)
         }
 
         /// Every sample gives byte-identical output with one job and with several (order, seq, offsets, values).
@@ -94,7 +97,8 @@ extension EndToEndTests {
                 }
             }
             // From a file: the harness writes all of stdin before it reads stdout, and these lines would fill the pipe.
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("respdecode-order-\(getpid()).http")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "respdecode-order-\(getpid()).http")
             try stream.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let result = try EndToEndTests.run(["--jobs", "4", file.path])
@@ -164,7 +168,8 @@ extension EndToEndTests {
             #expect(result.stdout == plain.stdout)
             let lines = try TrafficTests.lines(plain.stdout)
             let ok = lines.filter { $0["ok"] as? Bool == true }.count
-            #expect(result.stderr.contains("\(lines.count) records, \(ok) ok, \(lines.count - ok) errors"),
+            #expect(
+                result.stderr.contains("\(lines.count) records, \(ok) ok, \(lines.count - ok) errors"),
                 "\(result.stderr)")
             #expect(result.stderr.contains("errors by code: "))
             #expect(result.stderr.contains("by decoder: "))
@@ -191,19 +196,25 @@ extension EndToEndTests {
             #expect(stats["records"] as? Int == 1)
             #expect(stats["ok"] as? Int == 1)
             #expect((stats["byDecoder"] as? [String: Any])?["json"] != nil)
-            for key in ["elapsed", "errors", "errorsByCode", "bytesIn", "decodedBytes", "recordsPerSecond", "mbPerSecond"] {
+            for key in [
+                "elapsed", "errors", "errorsByCode", "bytesIn", "decodedBytes", "recordsPerSecond", "mbPerSecond",
+            ] {
                 #expect(stats[key] != nil, "\(key)")
             }
         }
 
         /// On a terminal (a pseudo-terminal from util-linux `script`), a progress line is redrawn in place while input
         /// is idle and erased at the end; the statistics test above shows it is never drawn when stderr is a pipe.
-        @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script is absent"))
+        @Test(
+            .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script is absent")
+        )
         func progressLineOnATerminal() throws {
-            // Under a sanitizer the binary takes about a second to start (TSan: one draw only in 1.3 s), so it idles longer.
+            // Under a sanitizer the binary takes about a second to start (TSan: one draw only in 1.3 s), so it idles
+            // longer.
             let idle = HostileDocumentTests.sanitized ? "4" : "1.3"
             let command = "(cat samples/capture.http; sleep \(idle)) | '\(EndToEndTests.binary.path)' > /dev/null"
-            let result = try EndToEndTests.run(["-qec", "sh -c \"\(command)\"", "/dev/null"], executable: "/usr/bin/script")
+            let result = try EndToEndTests.run(
+                ["-qec", "sh -c \"\(command)\"", "/dev/null"], executable: "/usr/bin/script")
             #expect(result.status == 0)
             let screen = String(decoding: result.stdout, as: UTF8.self)
             let draws = screen.components(separatedBy: "\r\u{1B}[K").filter { $0.contains("records/s") }
@@ -212,7 +223,9 @@ extension EndToEndTests {
             #expect(screen.hasSuffix("\r\u{1B}[K"), "the line is erased at the end: \(screen.debugDescription)")
         }
 
-        @Test(arguments: [["--jobs", "0"], ["--jobs", "2000"], ["--stats-interval", "0"], ["--stats-interval", "-1"]])
+        @Test(arguments: [
+            ["--jobs", "0"], ["--jobs", "2000"], ["--stats-interval", "0"], ["--stats-interval", "-1"],
+        ])
         func badRuntimeOptionsExitTwo(_ arguments: [String]) throws {
             let result = try EndToEndTests.run(arguments + ["samples/capture.http"])
             #expect(result.status == 2)

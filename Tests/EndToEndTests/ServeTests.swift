@@ -52,7 +52,9 @@ extension EndToEndTests {
                 let deadline = Date().addingTimeInterval(timeout)
                 let fd = errors.fileHandleForReading.fileDescriptor
                 while true {
-                    if let line = stderr.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+                    if let line = stderr.split(separator: "\n").first(where: { $0.contains(text) }) {
+                        return String(line)
+                    }
                     guard Date() < deadline else { return nil }
                     var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                     guard poll(&descriptor, 1, 50) > 0 else { continue }
@@ -146,7 +148,9 @@ extension EndToEndTests {
                     guard poll(&descriptors, 1, 10_000) > 0 else { return }
                     if descriptors[0].revents & Int16(POLLIN) != 0 { readSome() }
                     if descriptors[0].revents & Int16(POLLOUT) != 0 {
-                        let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, min($0.count, 65536), Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                        let n = bytes[sent...].withUnsafeBytes {
+                            Glibc.send(fd, $0.baseAddress, min($0.count, 65536), Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                        }
                         if n > 0 { sent += n } else if n < 0 && errno != EAGAIN && errno != EINTR { return }
                     }
                 }
@@ -158,7 +162,11 @@ extension EndToEndTests {
             private func readSome() {
                 var chunk = [UInt8](repeating: 0, count: 65536)
                 let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-                if n > 0 { received.append(contentsOf: chunk[0..<n]) } else if n == 0 || errno != EAGAIN && errno != EINTR { ended = true }
+                if n > 0 {
+                    received.append(contentsOf: chunk[0..<n])
+                } else if n == 0 || errno != EAGAIN && errno != EINTR {
+                    ended = true
+                }
             }
 
             /// Reads until `lines` lines have come, the server closed, or `timeout` seconds passed.
@@ -306,7 +314,9 @@ extension EndToEndTests {
             #expect(steady.waitForLines(1) == 1)
 
             var big = Data()
-            for i in 0..<3000 { big.append(Self.response("{\"n\":\(i),\"pad\":\"\(String(repeating: "x", count: 200))\"}")) }
+            for i in 0..<3000 {
+                big.append(Self.response("{\"n\":\(i),\"pad\":\"\(String(repeating: "x", count: 200))\"}"))
+            }
             do {
                 let vanishing = try Client(server.address)
                 // Written without reading a line back, then reset (SO_LINGER 0) while the server is still busy.
@@ -328,7 +338,8 @@ extension EndToEndTests {
             #expect(steady.readToEnd())
             let lines = try TrafficTests.lines(steady.received)
             #expect(lines.count == 20)
-            #expect(lines.enumerated().allSatisfy { ($0.element["value"] as? [String: Any])?["n"] as? Int == $0.offset })
+            #expect(
+                lines.enumerated().allSatisfy { ($0.element["value"] as? [String: Any])?["n"] as? Int == $0.offset })
 
             let later = try Client(server.address)
             #expect(later.exchange(try EndToEndTests.sample("capture.http")) == (try Self.stdinOutput("capture.http")))
@@ -352,12 +363,14 @@ extension EndToEndTests {
             #expect(unixServer.stop().status == 0)
             #expect(tcpServer.stop().status == 0)
             let dead = [
-                unixServer.address, "unix:\(folder.path("nothing-here.sock"))", "tcp:127.0.0.1:\(try Self.closedPort())",
+                unixServer.address, "unix:\(folder.path("nothing-here.sock"))",
+                "tcp:127.0.0.1:\(try Self.closedPort())",
             ]
             for address in dead {
                 let result = try EndToEndTests.run(["health", "--listen", address, "--timeout", "1"])
                 #expect(result.status == 1, "\(address)")
-                #expect(result.stderr.hasPrefix("respdecode health: ") && result.stderr.split(separator: "\n").count == 1,
+                #expect(
+                    result.stderr.hasPrefix("respdecode health: ") && result.stderr.split(separator: "\n").count == 1,
                     "\(result.stderr)")
             }
         }
@@ -374,7 +387,9 @@ extension EndToEndTests {
                 for (index, byte) in path.utf8.enumerated() { room[index] = byte }
             }
             let bound = withUnsafePointer(to: &unix) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             try #require(bound == 0 && listen(fd, 8) == 0)
             let started = Date()
@@ -384,7 +399,8 @@ extension EndToEndTests {
             #expect(Date().timeIntervalSince(started) < 3)
         }
 
-        /// SIGTERM (or SIGINT) while a connection is mid-stream: it gets the lines of the records it sent in full (none for the
+        /// SIGTERM (or SIGINT) while a connection is mid-stream: it gets the lines of the records it sent in full (none
+        /// for the
         /// half record after them), an idle connection is closed cleanly, new connections are refused, the server
         /// exits 0 and its socket file is gone.
         @Test(arguments: [SIGTERM, SIGINT])
@@ -475,7 +491,9 @@ extension EndToEndTests {
                 for (index, byte) in stale.utf8.enumerated() { room[index] = byte }
             }
             let bound = withUnsafePointer(to: &unix) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             close(fd)
             try #require(bound == 0 && FileManager.default.fileExists(atPath: stale))
@@ -487,7 +505,8 @@ extension EndToEndTests {
             let second = try EndToEndTests.run(["serve", "--listen", "unix:\(stale)"])
             #expect(second.status == 2)
             #expect(second.stderr.contains("already listening"), "\(second.stderr)")
-            #expect(try EndToEndTests.run(["health", "--listen", "unix:\(stale)"]).status == 0, "the first one is intact")
+            #expect(
+                try EndToEndTests.run(["health", "--listen", "unix:\(stale)"]).status == 0, "the first one is intact")
             #expect(server.stop().status == 0)
             #expect(!FileManager.default.fileExists(atPath: stale))
 
@@ -547,7 +566,8 @@ extension EndToEndTests {
 
         @Test(arguments: [
             ["serve"], ["serve", "--listen", "nowhere"], ["serve", "--listen", "tcp:host.example:80"],
-            ["serve", "--listen", "tcp:127.0.0.1"], ["serve", "--listen", "tcp:127.0.0.1:65536"], ["serve", "--listen", "unix:"],
+            ["serve", "--listen", "tcp:127.0.0.1"], ["serve", "--listen", "tcp:127.0.0.1:65536"],
+            ["serve", "--listen", "unix:"],
             ["serve", "--listen", "tcp:127.0.0.1:0", "--max-connections", "0"],
             ["serve", "--listen", "tcp:127.0.0.1:0", "--idle-timeout", "-1"],
             ["serve", "--listen", "unix:/" + String(repeating: "x", count: 120)],

@@ -29,7 +29,8 @@ extension EndToEndTests {
             let result = try EndToEndTests.run(arguments)
             #expect(result.status == 0)
             #expect(result.stderr.isEmpty, "\(result.stderr)")
-            #expect(result.stdout == (try EndToEndTests.sample(expected)),
+            #expect(
+                result.stdout == (try EndToEndTests.sample(expected)),
                 "\(String(decoding: result.stdout, as: UTF8.self))")
         }
 

@@ -18,7 +18,9 @@ struct FuzzRegressionTests {
 
     /// The kept inputs, as "target/file".
     static let kept: [String] = FuzzTarget.allCases.flatMap { target in
-        files(in: regressions.appendingPathComponent(target.rawValue)).map { "\(target.rawValue)/\($0.lastPathComponent)" }
+        files(in: regressions.appendingPathComponent(target.rawValue)).map {
+            "\(target.rawValue)/\($0.lastPathComponent)"
+        }
     }
 
     @Test(arguments: kept)

@@ -97,12 +97,14 @@ public struct ConfigFile: Sendable {
         do {
             value = try JSONValue.parse(text, maxDepth: Self.maxDepth)
         } catch {
-            throw ConfigFileError(.invalidJSON, path: path, line: lines.line(at: error.offset),
+            throw ConfigFileError(
+                .invalidJSON, path: path, line: lines.line(at: error.offset),
                 message: "invalid JSON: \(error.message)")
         }
         guard case .object(let members) = value else {
             let first = text.firstIndex { !Self.isWhitespace($0) } ?? 0
-            throw ConfigFileError(.notAnObject, path: path, line: lines.line(at: first),
+            throw ConfigFileError(
+                .notAnObject, path: path, line: lines.line(at: first),
                 message: "expected a JSON object of options, found \(value.typeName)")
         }
         let keyOffsets = Self.topLevelKeyOffsets(text)
@@ -112,7 +114,8 @@ public struct ConfigFile: Sendable {
         for (member, offset) in zip(members, keyOffsets) {
             let line = lines.line(at: offset)
             if let first = firstLine[member.key] {
-                throw ConfigFileError(.duplicateKey, path: path, line: line, key: member.key,
+                throw ConfigFileError(
+                    .duplicateKey, path: path, line: line, key: member.key,
                     message: "appears twice (first on line \(first))")
             }
             firstLine[member.key] = line

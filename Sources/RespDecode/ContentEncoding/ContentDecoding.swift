@@ -1,5 +1,6 @@
 /*
- Undoes a response's Content-Encoding (docs/content-encoding.md#undoing-the-codings) before anything else looks at the body.
+ Undoes a response's Content-Encoding (docs/content-encoding.md#undoing-the-codings) before anything else looks at the
+ body.
 
  The list is undone last-applied first (`Content-Encoding: deflate, gzip, zstd` is undone as zstd, then gzip, then
  deflate). Each coding goes through its C library, streaming straight into the storage of the output array:
@@ -17,7 +18,8 @@
  Bombs. Every coding's output counts against one budget, `maxDecodedBodyBytes` (default 64 MiB): the moment the
  layers together would pass it, decoding stops with `limitExceeded`. No size a stream declares (gzip ISIZE, a zstd
  frame's content size) is trusted for an allocation: the output array starts at min(cap, 4 × input) and doubles, and
- never holds more than cap + 1 bytes. Measured on the 1 GB bombs of docs/reliability.md#content-encoding at the default cap:
+ never holds more than cap + 1 bytes. Measured on the 1 GB bombs of docs/reliability.md#content-encoding at the default
+ cap:
  peak resident memory is the process's ~19 MB plus 64 MiB (gzip, gzip∘gzip), plus the 8 MiB zstd window, plus the
  16 MiB brotli window, each stopped within 0.2 s (release build). More codings than `maxContentCodings` (default 4;
  `identity` does not count) is `limitExceeded` too.
@@ -48,7 +50,8 @@
  frame are left out with a warning that counts them (servers pad; the body before them is whole and checked).
  */
 
-/// Undoes a response's Content-Encoding (docs/content-encoding.md#undoing-the-codings). See the file comment for the rules.
+/// Undoes a response's Content-Encoding (docs/content-encoding.md#undoing-the-codings). See the file comment for the
+/// rules.
 public enum ContentDecoding {
     /// A decoded body and what is worth knowing about how it was decoded.
     public struct Outcome: Sendable {
@@ -65,6 +68,7 @@ public enum ContentDecoding {
 
     /// Undoes `codings` on `body`.
     /// - Parameters:
+    ///   - body: the body as framed.
     ///   - codings: the Content-Encoding list elements in header order, lower-cased (as
     ///     `record.headers.listElements("Content-Encoding").map { $0.lowercased() }` gives them), undone
     ///     last-applied first.
@@ -78,13 +82,17 @@ public enum ContentDecoding {
         var outcome = Outcome(body: [], warnings: [], codingsUndone: 0)
         guard !body.isEmpty else { return outcome }
         if let unknown = codings.first(where: { !supportedCodings.contains($0) }) {
-            throw RecordError(.contentDecodingFailed, "Content-Encoding '\(unknown)' is not supported (gzip, x-gzip, "
-                + "deflate, br, zstd and identity are)")
+            throw RecordError(
+                .contentDecodingFailed,
+                "Content-Encoding '\(unknown)' is not supported (gzip, x-gzip, "
+                    + "deflate, br, zstd and identity are)")
         }
         let layers = codings.enumerated().filter { $0.element != "identity" }
         if layers.count > limits.maxContentCodings {
-            throw RecordError(.limitExceeded, "\(layers.count) content codings stacked, more than "
-                + "\(limits.maxContentCodings) (maxContentCodings)")
+            throw RecordError(
+                .limitExceeded,
+                "\(layers.count) content codings stacked, more than "
+                    + "\(limits.maxContentCodings) (maxContentCodings)")
         }
 
         // The output of the layer undone last; nil while the input is still `body`.
@@ -95,7 +103,8 @@ public enum ContentDecoding {
             let budget = limits.maxDecodedBodyBytes - produced
             let layer = try withInput(current, or: body) { input throws(RecordError) -> Layer in
                 guard !input.isEmpty else { return .decoded([], trailingBytes: 0) }
-                return try undo(input, place: place, budget: budget, cap: limits.maxDecodedBodyBytes,
+                return try undo(
+                    input, place: place, budget: budget, cap: limits.maxDecodedBodyBytes,
                     counted: produced > 0)
             }
             switch layer {
@@ -108,8 +117,9 @@ public enum ContentDecoding {
                 outcome.codingsUndone += 1
             case .absent:
                 let what = place.isBody ? "body" : "output of the coding listed after it"
-                outcome.warnings.append("Content-Encoding '\(coding)' is declared but the \(what) is plainly not "
-                    + "\(coding) data (it begins like uncompressed content): used as it is")
+                outcome.warnings.append(
+                    "Content-Encoding '\(coding)' is declared but the \(what) is plainly not "
+                        + "\(coding) data (it begins like uncompressed content): used as it is")
             }
         }
         outcome.body = current ?? Array(body)
@@ -221,7 +231,8 @@ public enum ContentDecoding {
             if place.count > 1 { text += " (coding \(place.index + 1) of \(place.count))" }
             text += ": \(message)"
             if let offset, !place.isBody { text += " at byte \(offset) of that coding's input" }
-            throw RecordError(.contentDecodingFailed, text,
+            throw RecordError(
+                .contentDecodingFailed, text,
                 location: place.isBody ? offset.map { RecordError.Location(offset: $0) } : nil)
         }
     }
@@ -238,8 +249,10 @@ public enum ContentDecoding {
     }
 
     private static func limitError(cap: Int, counted: Bool) -> RecordError {
-        RecordError(.limitExceeded, "decoded body longer than \(cap) bytes (maxDecodedBodyBytes)"
-            + (counted ? ", counting the output of every content coding" : ""))
+        RecordError(
+            .limitExceeded,
+            "decoded body longer than \(cap) bytes (maxDecodedBodyBytes)"
+                + (counted ? ", counting the output of every content coding" : ""))
     }
 
     static func hasGzipMagic(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -261,10 +274,11 @@ public enum ContentDecoding {
             return true
         }
         if firstByteRule {
-            var start = starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // a UTF-8 byte order mark
+            var start = starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0 // a UTF-8 byte order mark
             while start < input.count && [0x20, 0x09, 0x0A, 0x0D].contains(input[start]) { start += 1 }
-            if start < input.count && [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "<"), UInt8(ascii: "\"")]
-                .contains(input[start])
+            if start < input.count
+                && [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "<"), UInt8(ascii: "\"")]
+                    .contains(input[start])
             {
                 return true
             }
@@ -288,9 +302,15 @@ public enum ContentDecoding {
             let length: Int
             var scalar: UInt32
             switch lead {
-            case 0xC2...0xDF: length = 2; scalar = UInt32(lead & 0x1F)
-            case 0xE0...0xEF: length = 3; scalar = UInt32(lead & 0x0F)
-            case 0xF0...0xF4: length = 4; scalar = UInt32(lead & 0x07)
+            case 0xC2...0xDF:
+                length = 2
+                scalar = UInt32(lead & 0x1F)
+            case 0xE0...0xEF:
+                length = 3
+                scalar = UInt32(lead & 0x0F)
+            case 0xF0...0xF4:
+                length = 4
+                scalar = UInt32(lead & 0x07)
             default: return false
             }
             for k in 1..<length {

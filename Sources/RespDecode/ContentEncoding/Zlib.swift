@@ -105,7 +105,7 @@ extension Zlib {
         else { return .failed("zlib could not start", offset: nil) }
         defer { inflateEnd(stream) }
 
-        var fed = 0  // input bytes handed to zlib so far; `fed - avail_in` have been consumed
+        var fed = 0 // input bytes handed to zlib so far; `fed - avail_in` have been consumed
         return output.fill { free -> (written: Int, result: CodecResult?) in
             var written = 0
             while written < free.count {

@@ -90,7 +90,8 @@ public struct CompoundDecoder: Sendable {
         }
 
         return record.body.withUnsafeBufferPointer { framed -> Bool in
-            // Content-Encoding is undone first (docs/content-encoding.md#undoing-the-codings); a HAR body is already decoded, an empty one has nothing
+            // Content-Encoding is undone first (docs/content-encoding.md#undoing-the-codings); a HAR body is already
+            // decoded, an empty one has nothing
             // to undo. Everything after this sees the decoded body; a failure keeps the bytes as framed in `body`.
             var decoded: [UInt8]?
             var decodingError: RecordError?
@@ -122,10 +123,12 @@ public struct CompoundDecoder: Sendable {
                 outcome.decodedBytes = decoded?.count ?? framed.count
                 if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
                 if let decodingError {
-                    return fail(line, decoder: "none", decodingError.chained(over: recordError), body: framed,
+                    return fail(
+                        line, decoder: "none", decodingError.chained(over: recordError), body: framed,
                         outcome: &outcome)
                 }
-                return decodeBody(body, mimeType: mimeType, charset: charset, recordError: recordError, line: line,
+                return decodeBody(
+                    body, mimeType: mimeType, charset: charset, recordError: recordError, line: line,
                     warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
@@ -143,17 +146,20 @@ public struct CompoundDecoder: Sendable {
         line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         if let entry = settings.chain.first(where: { $0.accepts(mimeType) }) {
-            return decode(body, with: entry.decoder, mimeType: mimeType, charset: charset,
+            return decode(
+                body, with: entry.decoder, mimeType: mimeType, charset: charset,
                 statusError: recordError, line: line, warnings: &warnings, outcome: &outcome)
         }
         if settings.strictTypes && !(mimeType == nil && body.isEmpty) {
             let typeError = Validation.contentTypeError(mimeType)
-            return fail(line, decoder: raw.name, recordError?.chained(over: typeError) ?? typeError, body: body,
+            return fail(
+                line, decoder: raw.name, recordError?.chained(over: typeError) ?? typeError, body: body,
                 outcome: &outcome)
         }
         // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
         if let recordError { return fail(line, decoder: raw.name, recordError, body: body, outcome: &outcome) }
-        return decode(body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
+        return decode(
+            body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
             warnings: &warnings, outcome: &outcome)
     }
 

@@ -40,8 +40,12 @@ public enum Sniffing {
         // UTF-16 JSON with its byte order mark (the json decoder reads UTF-16 and UTF-32).
         if body.count >= 4 {
             let open: Set<UInt8> = [UInt8(ascii: "{"), UInt8(ascii: "[")]
-            if body[0] == 0xFF && body[1] == 0xFE && open.contains(body[2]) && body[3] == 0 { return "application/json" }
-            if body[0] == 0xFE && body[1] == 0xFF && body[2] == 0 && open.contains(body[3]) { return "application/json" }
+            if body[0] == 0xFF && body[1] == 0xFE && open.contains(body[2]) && body[3] == 0 {
+                return "application/json"
+            }
+            if body[0] == 0xFE && body[1] == 0xFF && body[2] == 0 && open.contains(body[3]) {
+                return "application/json"
+            }
         }
         var i = 0
         if body.count >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF { i = 3 }
@@ -58,7 +62,10 @@ public enum Sniffing {
     }
 
     /// The type of text that starts with `<`.
-    /// - Parameter comments: leading comments already skipped (a few are looked past, no more).
+    /// - Parameters:
+    ///   - text: the body, from its first `<`.
+    ///   - comments: leading comments already skipped (a few are looked past, no more).
+    /// - Returns: the MIME type the markup announces, or nil.
     private static func markupType(_ text: UnsafeBufferPointer<UInt8>, comments: Int = 0) -> String? {
         func startsWith(_ prefix: String, at offset: Int = 0) -> Bool {
             let p = Array(prefix.utf8)
@@ -74,8 +81,10 @@ public enum Sniffing {
             guard comments < 4 else { return nil }
             let window = min(text.count, 1024)
             var k = 4
-            while k + 3 <= window, !(text[k] == UInt8(ascii: "-") && text[k + 1] == UInt8(ascii: "-")
-                && text[k + 2] == UInt8(ascii: ">")) { k += 1 }
+            while k + 3 <= window,
+                !(text[k] == UInt8(ascii: "-") && text[k + 1] == UInt8(ascii: "-")
+                    && text[k + 2] == UInt8(ascii: ">"))
+            { k += 1 }
             guard k + 3 <= window else { return nil }
             k += 3
             while k < text.count, text[k] == 0x20 || text[k] == 0x09 || text[k] == 0x0A || text[k] == 0x0D { k += 1 }
@@ -94,7 +103,8 @@ public enum Sniffing {
         // `<` and a name start (a letter, `_` or `:`; a non-ASCII byte may begin a name too).
         guard text.count > 1 else { return nil }
         let c = text[1]
-        let isNameStart = (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
+        let isNameStart =
+            (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
             || c == UInt8(ascii: "_") || c == UInt8(ascii: ":") || c >= 0x80
         return isNameStart ? "application/xml" : nil
     }

@@ -22,8 +22,10 @@ enum BaseDecoding {
             table.withUnsafeBufferPointer { values in
                 let n = text.count
                 while start + 4 <= n {
-                    let a = values[Int(text[start])], b = values[Int(text[start + 1])]
-                    let c = values[Int(text[start + 2])], d = values[Int(text[start + 3])]
+                    let a = values[Int(text[start])]
+                    let b = values[Int(text[start + 1])]
+                    let c = values[Int(text[start + 2])]
+                    let d = values[Int(text[start + 3])]
                     guard (a | b | c | d) < 64 else { break }
                     let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     buffer[o] = UInt8(truncatingIfNeeded: v >> 16)
@@ -34,7 +36,7 @@ enum BaseDecoding {
                 }
             }
             var accumulator: UInt32 = 0
-            var pending = 0  // characters in `accumulator`
+            var pending = 0 // characters in `accumulator`
             var padding = 0
             count = 0
             for byte in text[start...] {

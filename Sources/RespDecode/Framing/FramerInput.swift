@@ -156,7 +156,9 @@ public struct FramerInput {
     }
 
     /// Calls `body` with the bytes in `range`.
-    func withBytes<Result>(in range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    func withBytes<Result>(in range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
+        -> Result
+    {
         precondition(range.lowerBound >= 0 && range.upperBound <= writerIndex, "range out of bounds")
         return try withExtendedLifetime(storage) {
             try body(UnsafeBufferPointer(start: storage.base + range.lowerBound, count: range.count))

@@ -31,12 +31,15 @@ enum HeadParser {
 
     /// `HTTP/1.<digit> SP 3DIGIT [ SP reason-phrase ]`.
     static func parseStatusLine(_ b: UnsafeBufferPointer<UInt8>, end: Int) -> Result<Int, Problem> {
-        guard end >= 12, b[0] == 0x48, b[1] == 0x54, b[2] == 0x54, b[3] == 0x50, b[4] == 0x2F, b[5] == 0x31, b[6] == 0x2E
+        guard end >= 12, b[0] == 0x48, b[1] == 0x54, b[2] == 0x54, b[3] == 0x50, b[4] == 0x2F, b[5] == 0x31,
+            b[6] == 0x2E
         else {
             return .failure(Problem(message: "status line is not 'HTTP/1.x NNN'", offset: 0))
         }
         guard isDigit(b[7]) else { return .failure(Problem(message: "invalid HTTP minor version", offset: 7)) }
-        guard b[8] == 0x20 else { return .failure(Problem(message: "expected one space after the HTTP version", offset: 8)) }
+        guard b[8] == 0x20 else {
+            return .failure(Problem(message: "expected one space after the HTTP version", offset: 8))
+        }
         guard isDigit(b[9]), isDigit(b[10]), isDigit(b[11]) else {
             return .failure(Problem(message: "status code is not three digits", offset: 9))
         }
@@ -44,10 +47,15 @@ enum HeadParser {
         // RFC 9110 §15: status codes run from 100. One rule with the HAR and ndjson framings (100-999), so that a
         // record `frame` writes reads back as itself (found by the http fuzz target's frame round trip).
         guard status >= 100 else {
-            return .failure(Problem(message: "status code \(String(decoding: [b[9], b[10], b[11]], as: UTF8.self)) is below 100", offset: 9))
+            return .failure(
+                Problem(
+                    message: "status code \(String(decoding: [b[9], b[10], b[11]], as: UTF8.self)) is below 100",
+                    offset: 9))
         }
         if end > 12 {
-            guard b[12] == 0x20 else { return .failure(Problem(message: "status code is not three digits", offset: 12)) }
+            guard b[12] == 0x20 else {
+                return .failure(Problem(message: "status code is not three digits", offset: 12))
+            }
             for i in 13..<end where isControl(b[i]) {
                 return .failure(Problem(message: "control character in the reason phrase", offset: i))
             }
@@ -137,9 +145,18 @@ enum HeadParser {
                 var closed = false
                 while i < end {
                     let c = line[i]
-                    if c == UInt8(ascii: "\"") { closed = true; i += 1; break }
-                    if c == UInt8(ascii: "\\") { i += 2; continue }
-                    guard c == 0x09 || c >= 0x20 && c != 0x7F else { return (nil, "control character in chunk extension") }
+                    if c == UInt8(ascii: "\"") {
+                        closed = true
+                        i += 1
+                        break
+                    }
+                    if c == UInt8(ascii: "\\") {
+                        i += 2
+                        continue
+                    }
+                    guard c == 0x09 || c >= 0x20 && c != 0x7F else {
+                        return (nil, "control character in chunk extension")
+                    }
                     i += 1
                 }
                 guard closed, i <= end else { return (nil, "unterminated quoted string in chunk extension") }

@@ -61,8 +61,9 @@ public enum InputDetection {
         return .format(.ndjson)
     }
 
-    /// A new framer for `format` (`auto`, undecided: raw HTTP).
+    /// A new framer for `format`.
     /// - Parameters:
+    ///   - format: the input's framing (`auto` before detection decided: raw HTTP).
     ///   - limits: the bounds every framer keeps.
     ///   - warcTypes: the WARC record types that become items (nil: all); the others are skipped and counted.
     ///   - verifyDigests: whether WARC payload digests are left for the workers to check.

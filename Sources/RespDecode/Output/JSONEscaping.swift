@@ -138,22 +138,39 @@ extension OutputBuffer {
                 out.pointee = c
                 out += 1
                 i += 1
-                wordEnd = 0  // the run has ended: back to word tests
+                wordEnd = 0 // the run has ended: back to word tests
                 continue
             }
             if c < 0x80 {
                 out.pointee = UInt8(ascii: "\\")
                 switch c {
-                case 0x22: out[1] = 0x22; out += 2
-                case 0x5C: out[1] = 0x5C; out += 2
-                case 0x0A: out[1] = UInt8(ascii: "n"); out += 2
-                case 0x0D: out[1] = UInt8(ascii: "r"); out += 2
-                case 0x09: out[1] = UInt8(ascii: "t"); out += 2
-                case 0x08: out[1] = UInt8(ascii: "b"); out += 2
-                case 0x0C: out[1] = UInt8(ascii: "f"); out += 2
+                case 0x22:
+                    out[1] = 0x22
+                    out += 2
+                case 0x5C:
+                    out[1] = 0x5C
+                    out += 2
+                case 0x0A:
+                    out[1] = UInt8(ascii: "n")
+                    out += 2
+                case 0x0D:
+                    out[1] = UInt8(ascii: "r")
+                    out += 2
+                case 0x09:
+                    out[1] = UInt8(ascii: "t")
+                    out += 2
+                case 0x08:
+                    out[1] = UInt8(ascii: "b")
+                    out += 2
+                case 0x0C:
+                    out[1] = UInt8(ascii: "f")
+                    out += 2
                 default:
-                    out[1] = UInt8(ascii: "u"); out[2] = UInt8(ascii: "0"); out[3] = UInt8(ascii: "0")
-                    out[4] = hexDigits[Int(c >> 4)]; out[5] = hexDigits[Int(c & 0xF)]
+                    out[1] = UInt8(ascii: "u")
+                    out[2] = UInt8(ascii: "0")
+                    out[3] = UInt8(ascii: "0")
+                    out[4] = hexDigits[Int(c >> 4)]
+                    out[5] = hexDigits[Int(c & 0xF)]
                     out += 6
                 }
                 i += 1
@@ -185,7 +202,8 @@ private let highBits: UInt64 = 0x8080_8080_8080_8080
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quotes = word ^ (ones &* 0x22)
     let backslashes = word ^ (ones &* 0x5C)
-    return word | ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+    return word | ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes)
+        | ((backslashes &- ones) & ~backslashes)
 }
 
 @inline(__always) private func utf8LeadLength(_ c: UInt8) -> Int {

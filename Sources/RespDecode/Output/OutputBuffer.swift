@@ -115,10 +115,13 @@ public final class OutputBuffer {
 
     /// Appends a decimal integer.
     public func append(decimal value: Int64) {
-        if value == 0 { append(UInt8(ascii: "0")); return }
+        if value == 0 {
+            append(UInt8(ascii: "0"))
+            return
+        }
         reserve(20)
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for 20 digits
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes of scratch, enough for 20 digits
         let written = withUnsafeMutableBytes(of: &digits) { scratch -> Int in
             var i = scratch.count
             while magnitude > 0 {
@@ -126,9 +129,13 @@ public final class OutputBuffer {
                 scratch[i] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
                 magnitude /= 10
             }
-            if value < 0 { i -= 1; scratch[i] = UInt8(ascii: "-") }
+            if value < 0 {
+                i -= 1
+                scratch[i] = UInt8(ascii: "-")
+            }
             let n = scratch.count - i
-            (base + count).update(from: scratch.baseAddress!.advanced(by: i).assumingMemoryBound(to: UInt8.self), count: n)
+            (base + count).update(
+                from: scratch.baseAddress!.advanced(by: i).assumingMemoryBound(to: UInt8.self), count: n)
             return n
         }
         count += written

@@ -1,4 +1,5 @@
-/// Writes each framed item as an ndjson input line (docs/framings.md#ndjson, with the fields of NDJSONFramer's file comment):
+/// Writes each framed item as an ndjson input line (docs/framings.md#ndjson, with the fields of NDJSONFramer's file
+/// comment):
 /// what `respdecode frame` prints, so that a line-oriented engine can spread the records of WARC, HAR or raw HTTP
 /// inputs evenly over its workers, and `respdecode --input ndjson` decode them there into the lines a direct run gives.
 ///

@@ -1,4 +1,5 @@
-/// Writes the pieces of a result line (docs/output.md#the-result-line). Keys appear in this order, each only when it has a value:
+/// Writes the pieces of a result line (docs/output.md#the-result-line). Keys appear in this order, each only when it
+/// has a value:
 ///
 ///     seq offset input id url method warcType warcRecordId warcDate status contentType sniffed contentEncoding
 ///     bodyBytes decodedBytes digest decoder ok value error body trailers warnings
@@ -164,7 +165,9 @@ public struct ResultLine {
     }
 
     /// `,"body":{"bytes":…,"base64":"…","truncated":…}`: the failing response data, capped; nothing when empty.
-    /// - Parameter total: how many bytes the data had in all (at least `kept.count`).
+    /// - Parameters:
+    ///   - kept: the bytes kept.
+    ///   - total: how many bytes the data had in all (at least `kept.count`).
     func body(_ kept: UnsafeBufferPointer<UInt8>, total: Int64) {
         guard total > 0 else { return }
         key("body")

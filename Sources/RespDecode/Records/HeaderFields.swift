@@ -71,7 +71,9 @@ public struct HeaderFields: Sendable, Hashable, Sequence {
     return name.utf8.withContiguousStorageIfAvailable { bytes in
         for i in 0..<count where asciiLower(bytes[i]) != asciiLower(knownBytes[i]) { return false }
         return true
-    } ?? asciiCaseInsensitiveEquals(name, String(decoding: UnsafeBufferPointer(start: knownBytes, count: count), as: UTF8.self))
+    }
+        ?? asciiCaseInsensitiveEquals(
+            name, String(decoding: UnsafeBufferPointer(start: knownBytes, count: count), as: UTF8.self))
 }
 
 /// ASCII case-insensitive comparison, as header names are compared.

@@ -1,4 +1,5 @@
-/// Every bound against hostile or runaway input, as named settings (docs/reliability.md#limits). Going past one is `limitExceeded` on
+/// Every bound against hostile or runaway input, as named settings (docs/reliability.md#limits). Going past one is
+/// `limitExceeded` on
 /// that record — never a crash, never unbounded memory.
 ///
 /// Each default is the initial value of its property, and only there: `respdecode`'s options, `respdecode config`

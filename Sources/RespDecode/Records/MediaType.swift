@@ -1,4 +1,5 @@
-/// The MIME type of a response: the `Content-Type` value without parameters, trimmed and lower-cased (docs/decoding.md#mime-type).
+/// The MIME type of a response: the `Content-Type` value without parameters, trimmed and lower-cased
+/// (docs/decoding.md#mime-type).
 ///
 /// Unlike Foundation on Linux (which keeps surrounding spaces, so `application/json ; charset=utf-8` fails an exact
 /// match), white space around the type is removed.

@@ -3,7 +3,8 @@
 ///
 /// A line is taken as it is, spaces included, without its LF and a CR before it; blank lines are skipped. A `file:`
 /// URI (`file:/data/a.warc.gz`, `file:///data/a.warc.gz`, `file://localhost/…`, as Spark and Hadoop write input names)
-/// is its percent-decoded path. Names must be UTF-8, as each output line names its input. Any other URI (`s3://…`, `https://…`) names a file this worker cannot open: fetching
+/// is its percent-decoded path. Names must be UTF-8, as each output line names its input. Any other URI (`s3://…`,
+/// `https://…`) names a file this worker cannot open: fetching
 /// is the engine's job. `-` is a file named `-`, not standard input.
 public enum FileList {
     /// What a list line names.
@@ -30,7 +31,8 @@ public enum FileList {
         guard let text = String(validating: bytes, as: UTF8.self) else { return .invalid(notUTF8) }
         if text.hasPrefix("file:") { return fileURI(text) }
         if let scheme = text.firstRange(of: "://"), isScheme(text[..<scheme.lowerBound]) {
-            return .invalid("not a local file name: respdecode reads files, it does not fetch \(text[..<scheme.lowerBound]) URIs")
+            return .invalid(
+                "not a local file name: respdecode reads files, it does not fetch \(text[..<scheme.lowerBound]) URIs")
         }
         return .path(text)
     }

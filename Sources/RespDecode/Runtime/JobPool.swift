@@ -5,7 +5,8 @@ import Glibc
 /// their lines. Shared by every stream of a run and every connection of `serve`.
 public final class JobPool: @unchecked Sendable {
     /// How many batches a stream may have in flight, and how many body bytes: enough to keep every worker busy
-    /// while the reader frames ahead and the writer writes behind, and no more (docs/reliability.md#limits: memory bounded by the limits
+    /// while the reader frames ahead and the writer writes behind, and no more (docs/reliability.md#limits: memory
+    /// bounded by the limits
     /// and the jobs).
     let window: Int
     let budgetBytes: Int
@@ -108,7 +109,8 @@ public final class JobPool: @unchecked Sendable {
                 if pretty {
                     scratch.removeAll()
                     outcome = decoder.writeLine(for: item, source: source, into: scratch)
-                    PrettyPrinter.append(UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1),
+                    PrettyPrinter.append(
+                        UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1),
                         to: batch.output)
                 } else {
                     outcome = decoder.writeLine(for: item, source: source, into: batch.output)

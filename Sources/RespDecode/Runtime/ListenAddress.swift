@@ -13,10 +13,13 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
         if text.hasPrefix("unix:") {
             let path = String(text.dropFirst(5))
             guard !path.isEmpty else { throw ServeError(.invalidAddress, "'\(text)' names no path") }
-            guard !path.utf8.contains(0) else { throw ServeError(.invalidAddress, "'\(text)' has a NUL byte in its path") }
+            guard !path.utf8.contains(0) else {
+                throw ServeError(.invalidAddress, "'\(text)' has a NUL byte in its path")
+            }
             let room = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
             guard path.utf8.count <= room else {
-                throw ServeError(.invalidAddress,
+                throw ServeError(
+                    .invalidAddress,
                     "'\(text)' has a path of \(path.utf8.count) bytes; at most \(room) fit in a unix socket address")
             }
             self = .unix(path: path)
@@ -27,14 +30,17 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
             }
             var host = String(rest[..<colon])
             let portText = rest[rest.index(after: colon)...]
-            if host.hasPrefix("[") && host.hasSuffix("]") && host.count >= 2 { host = String(host.dropFirst().dropLast()) }
+            if host.hasPrefix("[") && host.hasSuffix("]") && host.count >= 2 {
+                host = String(host.dropFirst().dropLast())
+            }
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText),
                 port <= 65535
             else {
                 throw ServeError(.invalidAddress, "'\(text)': '\(portText)' is not a port from 0 to 65535")
             }
             guard Self.family(of: host) != nil else {
-                throw ServeError(.invalidAddress,
+                throw ServeError(
+                    .invalidAddress,
                     "'\(text)': '\(host)' is not an IPv4 or IPv6 address (or localhost); host names are not resolved")
             }
             self = .tcp(host: host, port: UInt16(port))

@@ -35,9 +35,14 @@ public final class Server: @unchecked Sendable {
     /// Binds the address and listens (connections wait in the backlog until `run`). For a unix socket, a stale socket
     /// file (no server answers on it) is replaced; anything else at the path is an error.
     /// - Parameters:
+    ///   - address: a unix socket path or a TCP address.
+    ///   - configuration: how each connection's records are decoded.
+    ///   - logger: where the server's messages go.
+    ///   - statistics: where every connection's counts go.
     ///   - maxConnections: connections served at once.
     ///   - idleTimeout: seconds a connection may send nothing (or read none of its lines) before it is closed;
     ///     nil: no limit.
+    /// - Throws: ``ServeError`` when the address cannot be bound or listened on.
     public init(
         listeningOn address: ListenAddress, configuration: Configuration, logger: Logger, statistics: Statistics,
         maxConnections: Int, idleTimeout: Double?
@@ -108,7 +113,10 @@ public final class Server: @unchecked Sendable {
         var nextID = 1
         var full = false
         while Shutdown.shared.requested == nil {
-            for id in monitor.withLock({ defer { ended.removeAll() }; return ended }) {
+            for id in monitor.withLock({
+                defer { ended.removeAll() }
+                return ended
+            }) {
                 connections.removeValue(forKey: id)?.join()
             }
             if connections.count >= maxConnections {
@@ -170,7 +178,8 @@ public final class Server: @unchecked Sendable {
         logger.debug("accepted")
         if let idleTimeout {
             // A client that reads none of its lines for that long is dropped: its writer must not wait for ever.
-            var limit = timeval(tv_sec: Int(idleTimeout), tv_usec: Int((idleTimeout - idleTimeout.rounded(.down)) * 1e6))
+            var limit = timeval(
+                tv_sec: Int(idleTimeout), tv_usec: Int((idleTimeout - idleTimeout.rounded(.down)) * 1e6))
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
         let runner = StreamRunner(

@@ -2,7 +2,8 @@ internal import CShims
 import Glibc
 import Synchronization
 
-/// SIGTERM and SIGINT ask for a drain (docs/output.md#exit-status): readers stop reading, every record already read gets its line, and
+/// SIGTERM and SIGINT ask for a drain (docs/output.md#exit-status): readers stop reading, every record already read
+/// gets its line, and
 /// the process exits 143 or 130 when input was left unread. A second one exits at once. SIGUSR1 prints the
 /// statistics.
 ///
@@ -33,7 +34,8 @@ public final class Shutdown: Sendable {
 
     /// Asks every reader to stop (what SIGTERM does); also for tests and for `serve`.
     public func request(_ number: Int32) {
-        let (exchanged, _) = signalNumber.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
+        let (exchanged, _) = signalNumber.compareExchange(
+            expected: 0, desired: number, ordering: .acquiringAndReleasing)
         if exchanged {
             var byte: UInt8 = 1
             _ = write(wakePipe.write, &byte, 1)

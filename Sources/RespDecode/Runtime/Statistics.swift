@@ -58,7 +58,8 @@ public final class Statistics: @unchecked Sendable {
     /// A consistent copy of the counts.
     public var snapshot: Snapshot {
         monitor.withLock {
-            Snapshot(elapsed: MonotonicClock.now - started, lines: lines, bytesRead: bytesRead,
+            Snapshot(
+                elapsed: MonotonicClock.now - started, lines: lines, bytesRead: bytesRead,
                 expectedBytes: expectedBytes)
         }
     }

@@ -13,6 +13,7 @@ public final class StatisticsReporter: @unchecked Sendable {
     private var progressShown = false
 
     /// - Parameters:
+    ///   - statistics: the counts to report.
     ///   - interval: seconds between JSON lines, or nil for none.
     ///   - progress: draw the progress line; by default when standard error is a terminal.
     public init(statistics: Statistics, interval: Double?, progress: Bool? = nil) {

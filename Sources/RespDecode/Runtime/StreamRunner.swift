@@ -64,6 +64,8 @@ public final class StreamRunner {
     private var stopped = false
 
     /// - Parameters:
+    ///   - configuration: how records are framed, decoded and written.
+    ///   - logger: where the runner's messages go.
     ///   - outputDescriptor: where lines go. Default: standard output.
     ///   - pool: the workers to share (serve's connections share one); by default the runner starts its own
     ///     (`configuration.jobs`) and stops them at the end of `run`.
@@ -88,7 +90,9 @@ public final class StreamRunner {
     /// Decodes every input in turn, then (`--files-from`) every file named in `list`, as its lines arrive
     /// (``FileList``); `seq` runs on across inputs.
     /// - Throws: ``OutputFailure`` when lines can no longer be written.
-    public func run(_ inputs: [InputSource], thenFilesNamedIn list: InputSource? = nil) throws(OutputFailure) -> RunSummary {
+    public func run(_ inputs: [InputSource], thenFilesNamedIn list: InputSource? = nil) throws(OutputFailure)
+        -> RunSummary
+    {
         statistics.expect(bytes: list == nil ? Self.totalSize(of: inputs) : nil)
         for input in inputs where !stopped {
             run(input)
@@ -172,7 +176,11 @@ public final class StreamRunner {
             while !rest.isEmpty && !stopped {
                 let end = rest.firstIndex(of: 0x0A)
                 let piece = UnsafeBufferPointer(rebasing: rest[..<(end ?? rest.endIndex)])
-                if line.count + piece.count > FileList.maxLineBytes { overlong = true } else { line.append(contentsOf: piece) }
+                if line.count + piece.count > FileList.maxLineBytes {
+                    overlong = true
+                } else {
+                    line.append(contentsOf: piece)
+                }
                 guard let end else { break }
                 take()
                 rest = UnsafeBufferPointer(rebasing: rest[(end + 1)...])
@@ -251,7 +259,12 @@ public final class StreamRunner {
     /// Reads up to a chunk; 0 at end of input (or after `idleTimeout` seconds without any); -1 after a read error
     /// (logged, counted) or when a stop was requested (`stopped` is then set, and `summary.interruptedBy` when it was
     /// a signal).
-    /// - Parameter counting: whether the bytes are input for the statistics (not a `--files-from` list's).
+    /// - Parameters:
+    ///   - fd: the descriptor to read.
+    ///   - chunk: where the bytes go.
+    ///   - input: the input being read, for messages.
+    ///   - counting: whether the bytes are input for the statistics (not a `--files-from` list's).
+    /// - Returns: the number of bytes read, 0 at end of input, -1 after an error or a stop.
     private func readSome(
         _ fd: Int32, into chunk: UnsafeMutableRawBufferPointer, input: InputSource, counting: Bool = true
     ) -> Int {

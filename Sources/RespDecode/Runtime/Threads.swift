@@ -94,10 +94,12 @@ struct WorkerThread: @unchecked Sendable {
         defer { pthread_attr_destroy(&attributes) }
         var thread = pthread_t()
         let start = Unmanaged.passRetained(Start(body)).toOpaque()
-        let result = pthread_create(&thread, &attributes, { context in
-            Unmanaged<Start>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, start)
+        let result = pthread_create(
+            &thread, &attributes,
+            { context in
+                Unmanaged<Start>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, start)
         guard result == 0 else { fatalError("cannot start a thread: \(String(cString: strerror(result)))") }
         self.thread = thread
     }

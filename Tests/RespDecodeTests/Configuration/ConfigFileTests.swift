@@ -21,7 +21,8 @@ struct ConfigFileTests {
     }
 
     @Test func entriesKeepFileOrderValuesAndTheLinesOfTheirKeys() throws {
-        let file = try parse("""
+        let file = try parse(
+            """
             {
               "chain": ["json", "xml"],
               "accept": {"json": ["text/*"],
@@ -36,7 +37,8 @@ struct ConfigFileTests {
         #expect(file.entries.map(\.key) == ["chain", "accept", "max-depth", "strict", "scale", "note\"s"])
         #expect(file.entries.map(\.line) == [2, 3, 6, 6, 7, 9])
         #expect(file.entries[0].value == .strings(["json", "xml"]))
-        #expect(file.entries[1].value == .object([.init("json", .strings(["text/*"])), .init("xml", .string("text/xml"))]))
+        #expect(
+            file.entries[1].value == .object([.init("json", .strings(["text/*"])), .init("xml", .string("text/xml"))]))
         #expect(file.entries[2].value == .number("7"))
         #expect(file.entries[3].value == .bool(true))
         #expect(file.entries[4].value == .null)
@@ -52,14 +54,17 @@ struct ConfigFileTests {
         let trailingComma = error("{\n  \"a\": 1,\n}\n")
         #expect(trailingComma?.code == .invalidJSON)
         #expect(trailingComma?.line == 3)
-        #expect(trailingComma?.description.hasPrefix("c.json:3: invalid JSON: ") == true, "\(String(describing: trailingComma))")
+        #expect(
+            trailingComma?.description.hasPrefix("c.json:3: invalid JSON: ") == true,
+            "\(String(describing: trailingComma))")
 
         let unterminated = error("{\n\"a\": \"b")
         #expect(unterminated?.code == .invalidJSON)
         #expect(unterminated?.line == 2)
         #expect(error("")?.line == 1)
         #expect(error("{\"a\": 1} {")?.code == .invalidJSON)
-        #expect(error("{\"a\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}")?.code == .invalidJSON, "deeper than maxDepth")
+        #expect(
+            error("{\"a\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}")?.code == .invalidJSON, "deeper than maxDepth")
     }
 
     @Test func theTopLevelMustBeAnObject() {
@@ -120,21 +125,22 @@ struct ConfigFileTests {
             .init("stats-interval", .null),
         ]
         let text = ConfigFile.render(fields)
-        #expect(text == """
-            {
-              "input": "auto",
-              "chain": ["json", "xml"],
-              "accept": {},
-              "types": {
-                "json": ["text/*", "a/\\"b\\""]
-              },
-              "max-depth": 512,
-              "scale": 0.5,
-              "strict": false,
-              "stats-interval": null
-            }
+        #expect(
+            text == """
+                {
+                  "input": "auto",
+                  "chain": ["json", "xml"],
+                  "accept": {},
+                  "types": {
+                    "json": ["text/*", "a/\\"b\\""]
+                  },
+                  "max-depth": 512,
+                  "scale": 0.5,
+                  "strict": false,
+                  "stats-interval": null
+                }
 
-            """)
+                """)
         let back = try parse(text)
         #expect(back.entries.map { ConfigFile.Field($0.key, $0.value) } == fields)
         #expect(back.entries.map(\.line) == [2, 3, 4, 5, 8, 9, 10, 11])

@@ -43,8 +43,12 @@ enum Compressor {
     static func deflate(_ source: Source, format: ZlibFormat, level: Int32 = 9) -> [UInt8] {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        defer { deflateEnd(stream); stream.deallocate() }
-        _ = deflateInit2_(stream, level, Z_DEFLATED, format.rawValue, 9, Z_DEFAULT_STRATEGY, zlibVersion(),
+        defer {
+            deflateEnd(stream)
+            stream.deallocate()
+        }
+        _ = deflateInit2_(
+            stream, level, Z_DEFLATED, format.rawValue, 9, Z_DEFAULT_STRATEGY, zlibVersion(),
             Int32(MemoryLayout<z_stream>.size))
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -141,7 +145,8 @@ enum Compressor {
                         var availableOut = out.count
                         var nextOut = out.baseAddress
                         let operation = last ? BROTLI_OPERATION_FINISH : BROTLI_OPERATION_PROCESS
-                        _ = BrotliEncoderCompressStream(state, operation, &availableIn, &nextIn, &availableOut,
+                        _ = BrotliEncoderCompressStream(
+                            state, operation, &availableIn, &nextIn, &availableOut,
                             &nextOut, nil)
                         result += out.prefix(out.count - availableOut)
                     }
@@ -171,10 +176,12 @@ func undoError(_ body: [UInt8], _ codings: [String], limits: Limits = Limits()) 
 @Suite("Content decoding")
 struct ContentDecodingTests {
     /// About 300 KB of JSON text.
-    static let json: [UInt8] = Array(("[" + (0..<4000).map {
-        "{\"id\":\($0),\"name\":\"item \($0)\",\"price\":\(Double($0) * 1.25),\"tags\":[\"a\",\"b\"],"
-            + "\"ok\":\($0 % 3 == 0)}"
-    }.joined(separator: ",") + "]").utf8)
+    static let json: [UInt8] = Array(
+        ("["
+            + (0..<4000).map {
+                "{\"id\":\($0),\"name\":\"item \($0)\",\"price\":\(Double($0) * 1.25),\"tags\":[\"a\",\"b\"],"
+                    + "\"ok\":\($0 % 3 == 0)}"
+            }.joined(separator: ",") + "]").utf8)
 
     /// 200 KB that do not compress.
     static let noise: [UInt8] = {
@@ -202,12 +209,13 @@ struct ContentDecodingTests {
 
     @Test(arguments: ["json", "noise", "tiny", "one byte"])
     func everyCodingRoundTrips(_ kind: String) throws {
-        let original: [UInt8] = switch kind {
-        case "json": Self.json
-        case "noise": Self.noise
-        case "tiny": Array("{}".utf8)
-        default: [0x00]
-        }
+        let original: [UInt8] =
+            switch kind {
+            case "json": Self.json
+            case "noise": Self.noise
+            case "tiny": Array("{}".utf8)
+            default: [0x00]
+            }
         for (name, body, codings) in Self.encodings(of: original) {
             let outcome = try undo(body, codings).get()
             #expect(outcome.body == original, "\(name)")
@@ -219,7 +227,10 @@ struct ContentDecodingTests {
     @Test func largeBodiesGrowTheOutput() throws {
         // 24 MB of varied text from a 300 KB block: the output grows from 4 × the input many times.
         var big: [UInt8] = []
-        for i in 0..<80 { big += Self.json; big += Array("\(i)".utf8) }
+        for i in 0..<80 {
+            big += Self.json
+            big += Array("\(i)".utf8)
+        }
         for (name, body, codings) in [
             ("gzip", Compressor.deflate(big, format: .gzip, level: 1), ["gzip"]),
             ("zstd", Compressor.zstd(.bytes(big), level: 1), ["zstd"]),
@@ -355,7 +366,8 @@ struct ContentDecodingTests {
             let outcome = try undo(body, [coding]).get()
             #expect(outcome.body == body, "\(name) as \(coding)")
             #expect(outcome.codingsUndone == 0, "\(name) as \(coding)")
-            #expect(outcome.warnings.count == 1 && outcome.warnings[0].contains("plainly not \(coding) data"),
+            #expect(
+                outcome.warnings.count == 1 && outcome.warnings[0].contains("plainly not \(coding) data"),
                 "\(name) as \(coding): \(outcome.warnings)")
         }
         // Both codings of a stacked list found absent: one warning each, the body as it is.
@@ -369,13 +381,16 @@ struct ContentDecodingTests {
         var generator = SplitMix64(seed: 11)
         for i in 0..<3000 {
             let fields = (0..<Int.random(in: 0...6, using: &generator)).map { k -> String in
-                let key = String((0..<Int.random(in: 1...8, using: &generator)).map { _ in
-                    Character(Unicode.Scalar(UInt8.random(in: 97...122, using: &generator)))
-                })
+                let key = String(
+                    (0..<Int.random(in: 1...8, using: &generator)).map { _ in
+                        Character(Unicode.Scalar(UInt8.random(in: 97...122, using: &generator)))
+                    })
                 let number = Int.random(in: 0...99999, using: &generator)
                 return "\"\(key)\(k)\":" + (Bool.random(using: &generator) ? "\(number)" : "\"v \(i)\"")
             }
-            let text = Bool.random(using: &generator) ? "{" + fields.joined(separator: ",") + "}"
+            let text =
+                Bool.random(using: &generator)
+                ? "{" + fields.joined(separator: ",") + "}"
                 : "[" + fields.map { String($0.split(separator: ":", maxSplits: 1)[1]) }.joined(separator: ",") + "]"
             let body = Array(text.utf8)
             for coding in ["deflate", "br", "gzip", "zstd"] {
@@ -396,7 +411,8 @@ struct ContentDecodingTests {
 
     @Test func binaryThatIsNotInItsCodingIsAnError() throws {
         var generator = SplitMix64(seed: 3)
-        let garbage: [UInt8] = [0xFF, 0xFE, 0x00, 0x01]
+        let garbage: [UInt8] =
+            [0xFF, 0xFE, 0x00, 0x01]
             + (0..<400).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for coding in ["gzip", "deflate", "br", "zstd"] {
             let error = try #require(undoError(garbage, [coding]), "\(coding)")
@@ -415,7 +431,7 @@ struct ContentDecodingTests {
         }
         // A valid gzip header followed by a bad deflate block.
         var body = Compressor.deflate(Self.json, format: .gzip)
-        body[10] = 0xFF  // BTYPE 11: reserved
+        body[10] = 0xFF // BTYPE 11: reserved
         let error = try #require(undoError(body, ["gzip"]))
         #expect(error.message.contains("invalid block type"), "\(error.message)")
         #expect(error.location?.offset == 10 || error.location?.offset == 11)
@@ -501,14 +517,15 @@ struct ContentDecodingTests {
     @Test(arguments: ["gzip", "zlib", "raw", "br", "zstd", "gzip∘gzip"])
     func theCapIsExact(_ kind: String) throws {
         let json = Self.json
-        let (body, codings): ([UInt8], [String]) = switch kind {
-        case "gzip": (Compressor.deflate(json, format: .gzip), ["gzip"])
-        case "zlib": (Compressor.deflate(json, format: .zlib), ["deflate"])
-        case "raw": (Compressor.deflate(json, format: .raw), ["deflate"])
-        case "br": (Compressor.brotli(json), ["br"])
-        case "zstd": (Compressor.zstd(json), ["zstd"])
-        default: (Compressor.deflate(Compressor.deflate(json, format: .gzip), format: .gzip), ["gzip", "gzip"])
-        }
+        let (body, codings): ([UInt8], [String]) =
+            switch kind {
+            case "gzip": (Compressor.deflate(json, format: .gzip), ["gzip"])
+            case "zlib": (Compressor.deflate(json, format: .zlib), ["deflate"])
+            case "raw": (Compressor.deflate(json, format: .raw), ["deflate"])
+            case "br": (Compressor.brotli(json), ["br"])
+            case "zstd": (Compressor.zstd(json), ["zstd"])
+            default: (Compressor.deflate(Compressor.deflate(json, format: .gzip), format: .gzip), ["gzip", "gzip"])
+            }
         // Stacked, the inner gzip stream counts too.
         let needed = json.count + (kind == "gzip∘gzip" ? Compressor.deflate(json, format: .gzip).count : 0)
         #expect(try undo(body, codings, limits: Limits(maxDecodedBodyBytes: needed)).get().body == json)
@@ -565,7 +582,8 @@ struct ContentDecodingTests {
     }
 
     @Test func brotliBomb() throws {
-        // docs/reliability.md#content-encoding is quality 11 with a 2^24 window over 1 GB: 788 bytes, but libbrotlienc takes 12 s per
+        // docs/reliability.md#content-encoding is quality 11 with a 2^24 window over 1 GB: 788 bytes, but libbrotlienc
+        // takes 12 s per
         // GB at quality 11, which on two cores starves the 1 s budgets of the end-to-end hostile tests running beside
         // these. Quality 11 over 128 MiB (twice the cap, 1.5 s) and quality 9 over 1 GB (758 bytes, 0.9 s) instead.
         let q11 = Compressor.brotli(.repeating(0, count: 128 << 20), quality: 11, lgwin: 24)
@@ -678,15 +696,16 @@ struct AccidentalZlibHeaderTests {
         bytes.count >= 2 && bytes[0] & 0x0F == 8 && bytes[0] >> 4 <= 7 && (Int(bytes[0]) << 8 | Int(bytes[1])) % 31 == 0
     }
 
-    /// Raw deflate data that starts like a zlib header is still undone, as raw (docs/reliability.md#content-encoding). zlib's own
+    /// Raw deflate data that starts like a zlib header is still undone, as raw (docs/reliability.md#content-encoding).
+    /// zlib's own
     /// encoder never writes such a start (its first block header leaves the low nibble 8 only for a stored block with
     /// padding bits set), other encoders may: two stored blocks, the first with its padding bits set, so that the
     /// first two bytes are 78 01.
     @Test func rawDeflateThatLooksWrapped() throws {
         let text = Array("{\"a\":[1,2,3]}".utf8)
         let rest = Array(text.dropFirst())
-        var raw: [UInt8] = [0x78, 0x01, 0x00, 0xFE, 0xFF, text[0]]  // not final, stored, padding 1111, LEN 1
-        raw += [0x01, UInt8(rest.count), 0x00, ~UInt8(rest.count), 0xFF] + rest  // final, stored
+        var raw: [UInt8] = [0x78, 0x01, 0x00, 0xFE, 0xFF, text[0]] // not final, stored, padding 1111, LEN 1
+        raw += [0x01, UInt8(rest.count), 0x00, ~UInt8(rest.count), 0xFF] + rest // final, stored
         #expect(Self.looksLikeZlibHeader(raw))
         let outcome = try undo(raw, ["deflate"]).get()
         #expect(outcome.body == text)

@@ -28,7 +28,8 @@ func decodePlist(_ body: [UInt8], configure: (inout Configuration) -> Void = { _
 }
 
 /// The property-list corpora of `../shared/corpora/plist`, against their projects' own verdicts and against the values
-/// Python's plistlib reads from the same files (mapped to JSON as docs/output.md#the-result-line says: dates as ISO 8601 UTC strings, data as
+/// Python's plistlib reads from the same files (mapped to JSON as docs/output.md#the-result-line says: dates as ISO
+/// 8601 UTC strings, data as
 /// `{"base64":…}`, UIDs as `{"CF$UID":n}`, non-finite reals as strings).
 @Suite("Property list conformance")
 struct PlistConformanceTests {
@@ -46,7 +47,8 @@ struct PlistConformanceTests {
     static let openStep: Set<String> = [
         "dd-plist/github-issue73-1.plist", "dd-plist/github-issue73-5.plist", "dd-plist/github-issue76.plist",
         "dd-plist/github-issue88.plist", "dd-plist/issue49.plist", "dd-plist/test-ascii-utf-16be.plist",
-        "dd-plist/test-ascii-utf-16le.plist", "dd-plist/test-ascii-utf-32be.plist", "dd-plist/test-ascii-utf-32le.plist",
+        "dd-plist/test-ascii-utf-16le.plist", "dd-plist/test-ascii-utf-32be.plist",
+        "dd-plist/test-ascii-utf-32le.plist",
         "dd-plist/test-ascii-utf-8.plist", "dd-plist/test-ascii.plist", "dd-plist/test1-ascii-gnustep-base64.plist",
         "dd-plist/test1-ascii-gnustep.plist", "dd-plist/test1-ascii-multiline-handling.plist",
         "dd-plist/test1-ascii.plist",
@@ -58,11 +60,14 @@ struct PlistConformanceTests {
     static let openStepFolders = ["gnustep-base/", "libplist-openstep/", "sparkle-strings/"]
 
     /// Fuzzer finds: any verdict, but never a crash or a hang.
-    static let fuzzFolders = ["libplist/fuzz-bplist-crashes/", "libplist/fuzz-xplist-crashes/", "libplist/fuzz-xplist-leaks/"]
+    static let fuzzFolders = [
+        "libplist/fuzz-bplist-crashes/", "libplist/fuzz-xplist-crashes/", "libplist/fuzz-xplist-leaks/",
+    ]
 
     static func isData(_ path: String) -> Bool {
         let name = (path as NSString).lastPathComponent
-        return !(name.hasPrefix("LICENSE") || name.hasPrefix("COPYING") || name == "PROVENANCE.md"
+        return
+            !(name.hasPrefix("LICENSE") || name.hasPrefix("COPYING") || name == "PROVENANCE.md"
             || name == "MANIFEST.observed.jsonl" || name == "cases.jsonl" || path.contains("/expected/"))
     }
 
@@ -94,13 +99,15 @@ struct PlistConformanceTests {
                 if outcome.value != nil || outcome.error == nil { failures.append("\(path): no error line") }
                 pending += 1
             } else if Self.fuzzFolders.contains(where: path.hasPrefix) {
-                continue  // decoded above without crashing; checked further in fuzzFilesNeverCrash
+                continue // decoded above without crashing; checked further in fuzzFilesNeverCrash
             } else {
                 if outcome.value == nil { failures.append("\(path): rejected: \(outcome.error?.description ?? "-")") }
                 accepted += 1
             }
         }
-        print("plist corpora: \(accepted) accepted, \(rejected) must-reject rejected, \(Self.openStep.count) OpenStep, \(pending) for issue 21")
+        print(
+            "plist corpora: \(accepted) accepted, \(rejected) must-reject rejected, \(Self.openStep.count) OpenStep, \(pending) for issue 21"
+        )
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         // Floors, so that a corpus that went missing cannot pass quietly.
         #expect(accepted >= 80, "accepted \(accepted)")
@@ -115,7 +122,7 @@ struct PlistConformanceTests {
             let body = try Corpora.bytes("plist/" + path)
             let outcome = decodePlist(body)
             #expect(ContinuousClock.now - started < .seconds(1), "\(path) took too long")
-            if body.isEmpty {  // one of them is empty: no content, so no value and no error
+            if body.isEmpty { // one of them is empty: no content, so no value and no error
                 #expect(outcome.value == nil && outcome.error == nil)
                 continue
             }
@@ -131,14 +138,15 @@ struct PlistConformanceTests {
     func valuesEqualPlistlibs() throws {
         let accepted = Self.corpusFiles().filter {
             !Self.matches($0, Self.mustReject) && !Self.matches($0, Self.openStep)
-                && !Self.fuzzFolders.contains(where: $0.hasPrefix) && !Self.openStepFolders.contains(where: $0.hasPrefix)
+                && !Self.fuzzFolders.contains(where: $0.hasPrefix)
+                && !Self.openStepFolders.contains(where: $0.hasPrefix)
         }
         let expected = try PlistlibReference.values(of: accepted.map { Corpora.url("plist/" + $0).path })
         var compared = 0
         var mismatches: [String] = []
         for path in accepted {
             let fullPath = Corpora.url("plist/" + path).path
-            guard let reference = expected[fullPath] else { continue }  // plistlib cannot read it; we must, see above
+            guard let reference = expected[fullPath] else { continue } // plistlib cannot read it; we must, see above
             let ours = try #require(decodePlist(try Corpora.bytes("plist/" + path)).value, "\(path)")
             let oursObject = try JSONSerialization.jsonObject(with: Data(ours.utf8), options: [.fragmentsAllowed])
             if !PlistlibReference.equal(oursObject, reference) {
@@ -231,13 +239,13 @@ enum PlistlibReference {
     /// `1.0`), and a boolean never equals a number.
     static func equal(_ a: Any, _ b: Any) -> Bool {
         switch (a, b) {
-        case let (x as [String: Any], y as [String: Any]):
+        case (let x as [String: Any], let y as [String: Any]):
             return x.count == y.count && x.allSatisfy { key, value in y[key].map { equal(value, $0) } ?? false }
-        case let (x as [Any], y as [Any]):
+        case (let x as [Any], let y as [Any]):
             return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
-        case let (x as String, y as String):
+        case (let x as String, let y as String):
             return x == y
-        case let (x as NSNumber, y as NSNumber):
+        case (let x as NSNumber, let y as NSNumber):
             // JSONSerialization gives booleans as NSNumbers of type `c`, integers as `i`/`q`/`Q`, reals as `d`.
             let xIsBool = String(cString: x.objCType) == "c"
             let yIsBool = String(cString: y.objCType) == "c"

@@ -14,7 +14,10 @@ struct SniffingTests {
         ("<?xml version=\"1.0\"?><feed/>", "application/xml"),
         ("<rss version=\"2.0\"/>", "application/xml"),
         ("\n<_x/>", "application/xml"),
-        ("<?xml version=\"1.0\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"x\">\n<plist>", "application/x-plist"),
+        (
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"x\">\n<plist>",
+            "application/x-plist"
+        ),
         ("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict/></plist>", "application/x-plist"),
         ("<plist version=\"1.0\"><true/></plist>", "application/x-plist"),
         ("<!DOCTYPE html><html></html>", "text/html"),
@@ -44,15 +47,18 @@ struct SniffingTests {
         bmp[1] = UInt8(ascii: "M")
         bmp[14] = 40
         #expect(Self.sniff(bmp) == "image/bmp")
-        bmp[14] = 41  // not a DIB header size: "BM" alone is too weak a sign
+        bmp[14] = 41 // not a DIB header size: "BM" alone is too weak a sign
         #expect(Self.sniff(bmp) == nil)
         var ico: [UInt8] = [0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0]
         #expect(Self.sniff(ico) == "image/x-icon")
-        ico[4] = 0  // no entries
+        ico[4] = 0 // no entries
         #expect(Self.sniff(ico) == nil)
     }
 
-    @Test(arguments: ["", "   ", "plain text", "<!-- never closed", "<!-- c --> text", "<", "< b", "<1>", "%PDF-1.7", "PK\u{3}\u{4}", "\u{0}\u{0}\u{0}\u{0}"])
+    @Test(arguments: [
+        "", "   ", "plain text", "<!-- never closed", "<!-- c --> text", "<", "< b", "<1>", "%PDF-1.7", "PK\u{3}\u{4}",
+        "\u{0}\u{0}\u{0}\u{0}",
+    ])
     func nothingWithConfidence(_ body: String) {
         #expect(Self.sniff(body) == nil, "\(body.debugDescription)")
     }

@@ -2,6 +2,7 @@ import CLibXML2
 import Foundation
 import RespDecodeTestSupport
 import Testing
+
 @testable import RespDecode
 
 /// The xml decoder against the shared third-party corpora: the W3C XML Conformance Test Suite (2013-09-23) and
@@ -31,7 +32,7 @@ struct XMLConformanceTests {
     ]
     /// Paths below `xml/libxml2/test/`.
     static let libxml2Departures: [String: String] = [
-        "errors/empty.xml": noContent,
+        "errors/empty.xml": noContent
     ]
     private static let noContent =
         "empty body: the text decoders give no value and no error for it (docs/decoding.md#empty-bodies), before libxml2 sees it"
@@ -61,11 +62,12 @@ struct XMLConformanceTests {
                     tally.failures.append("\(label): file missing")
                     continue
                 }
-                let expected: Verdict? = switch test.type {
-                case "not-wf": .rejected
-                case "valid", "invalid": .accepted
-                default: nil
-                }
+                let expected: Verdict? =
+                    switch test.type {
+                    case "not-wf": .rejected
+                    case "valid", "invalid": .accepted
+                    default: nil
+                    }
                 tally.record(
                     key: test.id, group: test.type, label: label, ours: Outcome(decoding: bytes),
                     expected: expected, xmllint: { XMLLint.run(test.file) })
@@ -200,8 +202,9 @@ struct XMLConformanceTests {
                 differences[name] = "ours \(ours.debugDescription), out/ \(text.debugDescription)"
             }
         }
-        print("xmltest/valid/sa canonical forms: \(matched) of \(compared) match; differences:\n  "
-            + differences.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n  "))
+        print(
+            "xmltest/valid/sa canonical forms: \(matched) of \(compared) match; differences:\n  "
+                + differences.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n  "))
         let unexpected = differences.filter { Self.canonicalFormDifferences[$0.key] == nil }
         #expect(unexpected.isEmpty, "canonical forms that differ: \(unexpected)")
         #expect(compared >= 105 && matched >= 105)
@@ -233,7 +236,12 @@ private struct Outcome {
     init(decoding bytes: [UInt8], keepWhitespace: Bool = false) {
         let out = OutputBuffer()
         var context = DecodingContext(
-            mimeType: "application/xml", options: { var options = DecoderOptions(); options.xmlKeepWhitespace = keepWhitespace; return options }())
+            mimeType: "application/xml",
+            options: {
+                var options = DecoderOptions()
+                options.xmlKeepWhitespace = keepWhitespace
+                return options
+            }())
         do throws(RecordError) {
             let produced = try bytes.withUnsafeBufferPointer { body throws(RecordError) in
                 try XMLBodyDecoder().decode(body, context: &context, into: out)
@@ -338,7 +346,8 @@ private func shortened(_ text: String) -> String {
 }
 
 private func relativePath(_ file: URL, under folder: URL) -> String {
-    let path = file.standardizedFileURL.path, base = folder.standardizedFileURL.path + "/"
+    let path = file.standardizedFileURL.path
+    let base = folder.standardizedFileURL.path + "/"
     return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
 }
 
@@ -402,8 +411,9 @@ private enum XMLLint {
     /// nothing otherwise); returns that version, dotted.
     static func checkSameLibrary() throws -> String {
         guard let tool else {
-            throw ToolFailure(description: "xmllint is not installed (apt-get install libxml2-utils): it judges "
-                + "the cases where our verdict is not the suite's")
+            throw ToolFailure(
+                description: "xmllint is not installed (apt-get install libxml2-utils): it judges "
+                    + "the cases where our verdict is not the suite's")
         }
         let (_, text) = try Tool.run(tool, ["--version"])
         let ours = String(cString: __xmlParserVersion().pointee!)
@@ -415,8 +425,9 @@ private enum XMLLint {
     }
 
     static func run(_ file: URL) -> Answer {
-        guard let tool, let (status, errors) = try? Tool.run(
-            tool, ["--noout", "--nonet", file.lastPathComponent], in: file.deletingLastPathComponent())
+        guard let tool,
+            let (status, errors) = try? Tool.run(
+                tool, ["--noout", "--nonet", file.lastPathComponent], in: file.deletingLastPathComponent())
         else { return Answer(verdict: .rejected, text: "could not be run") }
         let first = shortened(errors.split(separator: "\n").first.map(String.init) ?? "")
         return status == 0
@@ -483,14 +494,16 @@ private enum W3CCatalogue {
         }
         if element["name"] as? String == "TEST" {
             let uri = attributes["URI"] ?? ""
-            let file = URL(string: uri, relativeTo: base)?.absoluteURL.standardizedFileURL
+            let file =
+                URL(string: uri, relativeTo: base)?.absoluteURL.standardizedFileURL
                 ?? base.appendingPathComponent("unresolvable URI \(uri)")
             let notes = ["ENTITIES", "VERSION", "EDITION", "NAMESPACE"].compactMap { key in
                 attributes[key].map { "\(key)=\($0)" }
             }
-            tests.append(Test(
-                id: attributes["ID"] ?? uri, type: attributes["TYPE"] ?? "?", file: file,
-                notes: notes.joined(separator: " ")))
+            tests.append(
+                Test(
+                    id: attributes["ID"] ?? uri, type: attributes["TYPE"] ?? "?", file: file,
+                    notes: notes.joined(separator: " ")))
             return
         }
         for case let child as [String: Any] in element["children"] as? [Any] ?? [] {

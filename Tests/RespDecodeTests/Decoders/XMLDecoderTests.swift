@@ -16,7 +16,8 @@ func decodeXML(
 ) -> XMLOutcome {
     var configuration = Configuration()
     configure(&configuration)
-    var context = DecodingContext(mimeType: "application/xml", charset: charset, options: configuration.decoding.options)
+    var context = DecodingContext(
+        mimeType: "application/xml", charset: charset, options: configuration.decoding.options)
     let out = OutputBuffer()
     out.append(ascii: "prefix")
     do {
@@ -41,22 +42,28 @@ func decodeXML(_ text: String, charset: String? = nil, configure: (inout Configu
 struct XMLDecoderTests {
     @Test func afnetworkingDocument() {
         // The body of AFXMLParserResponseSerializerTests and AFXMLDocumentResponseSerializerTests.
-        let result = decodeXML(#"<?xml version="1.0" encoding="UTF-8"?><foo attr1="1" attr2="2"><bar>someValue</bar></foo>"#)
-        #expect(result.value
-            == #"{"name":"foo","attributes":{"attr1":"1","attr2":"2"},"children":[{"name":"bar","children":["someValue"]}]}"#)
+        let result = decodeXML(
+            #"<?xml version="1.0" encoding="UTF-8"?><foo attr1="1" attr2="2"><bar>someValue</bar></foo>"#)
+        #expect(
+            result.value
+                == #"{"name":"foo","attributes":{"attr1":"1","attr2":"2"},"children":[{"name":"bar","children":["someValue"]}]}"#
+        )
         #expect(result.warnings.isEmpty)
     }
 
     @Test func namespacesKeepPrefixesAndDeclarations() {
-        let result = decodeXML(#"<s:E xmlns:s="urn:s" xmlns="urn:d"><s:B><a s:x="1" y="2">t</a></s:B><c xmlns=""/></s:E>"#)
-        #expect(result.value == #"{"name":"s:E","namespace":"urn:s","attributes":{"xmlns:s":"urn:s","xmlns":"urn:d"},"#
-            + #""children":[{"name":"s:B","namespace":"urn:s","children":[{"name":"a","namespace":"urn:d","#
-            + #""attributes":{"s:x":"1","y":"2"},"children":["t"]}]},{"name":"c","attributes":{"xmlns":""}}]}"#)
+        let result = decodeXML(
+            #"<s:E xmlns:s="urn:s" xmlns="urn:d"><s:B><a s:x="1" y="2">t</a></s:B><c xmlns=""/></s:E>"#)
+        #expect(
+            result.value == #"{"name":"s:E","namespace":"urn:s","attributes":{"xmlns:s":"urn:s","xmlns":"urn:d"},"#
+                + #""children":[{"name":"s:B","namespace":"urn:s","children":[{"name":"a","namespace":"urn:d","#
+                + #""attributes":{"s:x":"1","y":"2"},"children":["t"]}]},{"name":"c","attributes":{"xmlns":""}}]}"#)
     }
 
     @Test func textCDATAAndEntitiesMergeCommentsAndPIsGo() {
         let result = decodeXML(
-            #"<!DOCTYPE r [<!ENTITY e "one &amp; <b>two</b>">]><r>x &e;<![CDATA[<raw>]]>&#65;&lt;<!--c--><?pi d?>y</r>"#)
+            #"<!DOCTYPE r [<!ENTITY e "one &amp; <b>two</b>">]><r>x &e;<![CDATA[<raw>]]>&#65;&lt;<!--c--><?pi d?>y</r>"#
+        )
         #expect(result.value == #"{"name":"r","children":["x one & ",{"name":"b","children":["two"]},"<raw>A<y"]}"#)
     }
 
@@ -67,27 +74,35 @@ struct XMLDecoderTests {
     }
 
     @Test func whitespaceOnlyTextIsDroppedUnlessKept() {
-        // Between elements (docs/output.md#the-result-line) white space goes; white space that is an element's whole content stays,
+        // Between elements (docs/output.md#the-result-line) white space goes; white space that is an element's whole
+        // content stays,
         // whether written plainly, as a character reference or in CDATA.
         let body = "<a>\n  <b> </b>\n  <c>x y</c>\n</a>"
-        #expect(decodeXML(body).value
-            == #"{"name":"a","children":[{"name":"b","children":[" "]},{"name":"c","children":["x y"]}]}"#)
-        #expect(decodeXML("<r><sep>&#10;</sep>\n<c><![CDATA[  ]]></c> <e></e> x </r>").value
-            == #"{"name":"r","children":[{"name":"sep","children":["\n"]},{"name":"c","children":["  "]},{"name":"e"}," x "]}"#)
+        #expect(
+            decodeXML(body).value
+                == #"{"name":"a","children":[{"name":"b","children":[" "]},{"name":"c","children":["x y"]}]}"#)
+        #expect(
+            decodeXML("<r><sep>&#10;</sep>\n<c><![CDATA[  ]]></c> <e></e> x </r>").value
+                == #"{"name":"r","children":[{"name":"sep","children":["\n"]},{"name":"c","children":["  "]},{"name":"e"}," x "]}"#
+        )
         let kept = decodeXML(body) { $0.decoding.options.xmlKeepWhitespace = true }
-        #expect(kept.value == #"{"name":"a","children":["\n  ",{"name":"b","children":[" "]},"\n  ","#
-            + #"{"name":"c","children":["x y"]},"\n"]}"#)
+        #expect(
+            kept.value == #"{"name":"a","children":["\n  ",{"name":"b","children":[" "]},"\n  ","#
+                + #"{"name":"c","children":["x y"]},"\n"]}"#)
     }
 
     @Test func stringsAreEscapedForJSON() {
         let result = decodeXML("<a q='\"\\'>\u{7F}\t\"\\é😀</a>")
-        #expect(result.value == "{\"name\":\"a\",\"attributes\":{\"q\":\"\\\"\\\\\"},\"children\":[\"\u{7F}\\t\\\"\\\\é😀\"]}")
+        #expect(
+            result.value
+                == "{\"name\":\"a\",\"attributes\":{\"q\":\"\\\"\\\\\"},\"children\":[\"\u{7F}\\t\\\"\\\\é😀\"]}")
     }
 
     @Test func declaredEncodingsAreHonoured() {
-        let latin1: [UInt8] = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><a>caf"#.utf8) + [0xE9] + Array("</a>".utf8)
+        let latin1: [UInt8] =
+            Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><a>caf"#.utf8) + [0xE9] + Array("</a>".utf8)
         #expect(decodeXML(latin1).value == #"{"name":"a","children":["café"]}"#)
-        let utf16 = Array("<a>ü</a>".data(using: .utf16)!)  // with a byte order mark
+        let utf16 = Array("<a>ü</a>".data(using: .utf16)!) // with a byte order mark
         #expect(decodeXML(utf16).value == #"{"name":"a","children":["ü"]}"#)
         let utf16be = Array(#"<?xml version="1.0" encoding="UTF-16BE"?><a>ü</a>"#.data(using: .utf16BigEndian)!)
         #expect(decodeXML(utf16be).value == #"{"name":"a","children":["ü"]}"#)
@@ -108,7 +123,8 @@ struct XMLDecoderTests {
     }
 
     @Test func encodingErrorsSayWhatFailed() throws {
-        let error = try #require(decodeXML([0x3C, 0x72, 0x3E, 0x81, 0x3C, 0x2F, 0x72, 0x3E], charset: "shift_jis").error)
+        let error = try #require(
+            decodeXML([0x3C, 0x72, 0x3E, 0x81, 0x3C, 0x2F, 0x72, 0x3E], charset: "shift_jis").error)
         #expect(error.code == .invalidXML)
         #expect(error.message.hasPrefix("input conversion failed"), "\(error.message)")
     }
@@ -123,7 +139,8 @@ struct XMLDecoderTests {
         let latin1: [UInt8] = Array("<a>caf".utf8) + [0xE9] + Array("</a>".utf8)
         #expect(decodeXML(latin1, charset: "iso-8859-1").value == #"{"name":"a","children":["café"]}"#)
         #expect(decodeXML(latin1).error?.code == .invalidXML, "without the charset the byte is not UTF-8")
-        let declared: [UInt8] = Array(#"<?xml version="1.0" encoding="UTF-8"?><a>caf"#.utf8) + [0xE9] + Array("</a>".utf8)
+        let declared: [UInt8] =
+            Array(#"<?xml version="1.0" encoding="UTF-8"?><a>caf"#.utf8) + [0xE9] + Array("</a>".utf8)
         #expect(decodeXML(declared, charset: "ISO-8859-1").value == #"{"name":"a","children":["café"]}"#)
         let bom = Array("<a>ü</a>".data(using: .utf16)!)
         #expect(decodeXML(bom, charset: "iso-8859-1").value == #"{"name":"a","children":["ü"]}"#)
@@ -160,14 +177,17 @@ struct XMLDecoderTests {
     }
 
     @Test func nestingLimit() {
-        func nested(_ depth: Int) -> String { String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth) }
+        func nested(_ depth: Int) -> String {
+            String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)
+        }
         #expect(decodeXML(nested(512)).value != nil)
         #expect(decodeXML(nested(513)).error?.code == .limitExceeded)
         #expect(decodeXML(nested(3)) { $0.limits.maxDepth = 2 }.error?.code == .limitExceeded)
         // Deeper than libxml2's own default cap of 256 works when configured, and 100,000 levels do not crash.
         let deep = nested(100_000)
         #expect(decodeXML(deep).error?.code == .limitExceeded)
-        #expect(decodeXML(deep) { $0.limits.maxDepth = 1_000_000 }.value?.hasPrefix(#"{"name":"a","children":[{"#) == true)
+        #expect(
+            decodeXML(deep) { $0.limits.maxDepth = 1_000_000 }.value?.hasPrefix(#"{"name":"a","children":[{"#) == true)
     }
 
     @Test func valueBudget() {
@@ -204,13 +224,15 @@ struct XMLDecoderTests {
     @Test func defaultAttributesCountAsExpansion() throws {
         // 2,000 defaulted attributes on each of 20,000 empty elements: a 130 KB body that would expand to ~700 MB.
         let attributes = (0..<2000).map { "a\($0) CDATA 'v'" }.joined(separator: " ")
-        let body = "<!DOCTYPE doc [<!ATTLIST e \(attributes)>]><doc>" + String(repeating: "<e/>", count: 20_000) + "</doc>"
+        let body =
+            "<!DOCTYPE doc [<!ATTLIST e \(attributes)>]><doc>" + String(repeating: "<e/>", count: 20_000) + "</doc>"
         let started = ContinuousClock.now
         let error = try #require(decodeXML(body).error)
         #expect(error.code == .limitExceeded)
         #expect(ContinuousClock.now - started < .seconds(1))
         // A few defaults are ordinary.
-        #expect(decodeXML("<!DOCTYPE r [<!ATTLIST r a CDATA 'x'>]><r/>").value == #"{"name":"r","attributes":{"a":"x"}}"#)
+        #expect(
+            decodeXML("<!DOCTYPE r [<!ATTLIST r a CDATA 'x'>]><r/>").value == #"{"name":"r","attributes":{"a":"x"}}"#)
     }
 
     @Test func externalEntitiesAreNeverRead() throws {
@@ -247,7 +269,8 @@ struct XMLDecoderTests {
         #expect(decodeXML(tag(10_000)).value != nil)
         #expect(decodeXML(tag(10_001)).error?.code == .limitExceeded)
         // Counted per start tag: many elements with many attributes each are fine.
-        let many = "<r>" + String(repeating: "<e " + (0..<5000).map { "a\($0)='1'" }.joined(separator: " ") + "/>", count: 3)
+        let many =
+            "<r>" + String(repeating: "<e " + (0..<5000).map { "a\($0)='1'" }.joined(separator: " ") + "/>", count: 3)
             + "</r>"
         #expect(decodeXML(many).value != nil)
         // UTF-16 bodies are scanned by code units.
@@ -255,7 +278,8 @@ struct XMLDecoderTests {
         // `=` that does not sit between a name and a quote is not an attribute's.
         #expect(decodeXML("<r>" + String(repeating: "x = y ==\"", count: 20_000) + "</r>").value != nil)
         // Only start tags count: escaped markup, CDATA, comments and attribute-like text are content.
-        let escaped = "<rss><description>" + String(repeating: "&lt;span class=\"c\"&gt;x&lt;/span&gt; ", count: 10_001)
+        let escaped =
+            "<rss><description>" + String(repeating: "&lt;span class=\"c\"&gt;x&lt;/span&gt; ", count: 10_001)
             + "</description></rss>"
         #expect(decodeXML(escaped).value != nil)
         #expect(decodeXML("<r><![CDATA[" + String(repeating: "x=\"1\" ", count: 10_001) + "]]></r>").value != nil)

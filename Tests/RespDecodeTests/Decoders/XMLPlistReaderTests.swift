@@ -35,8 +35,9 @@ struct XMLPlistReaderTests {
               <key>a</key><array><integer>1</integer><array/><dict/></array>
             </dict>
             """
-        #expect(Self.value(content) == #"{"s":"a & \"b\"","e":"","i":-42,"r":1.5,"t":true,"f":false,"#
-            + #""d":"2001-01-01T00:00:00Z","b":{"base64":"AAEC/w=="},"a":[1,[],{}]}"#)
+        #expect(
+            Self.value(content) == #"{"s":"a & \"b\"","e":"","i":-42,"r":1.5,"t":true,"f":false,"#
+                + #""d":"2001-01-01T00:00:00Z","b":{"base64":"AAEC/w=="},"a":[1,[],{}]}"#)
     }
 
     @Test func rootMayBeBare() {
@@ -49,19 +50,23 @@ struct XMLPlistReaderTests {
         // escapes must survive its chunking, in text, entities and CDATA alike.
         let text = String(repeating: "aé😀\"\\\t", count: 50_000)
         let escaped = String(repeating: #"aé😀\"\\\t"#, count: 50_000)
-        #expect(Self.value("<string>\(text.replacingOccurrences(of: "\"", with: "&quot;"))</string>") == "\"\(escaped)\"")
+        #expect(
+            Self.value("<string>\(text.replacingOccurrences(of: "\"", with: "&quot;"))</string>") == "\"\(escaped)\"")
         #expect(Self.value("<string><![CDATA[\(text)]]></string>") == "\"\(escaped)\"")
-        #expect(Self.value("<dict><key>\(text.replacingOccurrences(of: "\"", with: "&#34;"))</key><true/></dict>")
-            == "{\"\(escaped)\":true}")
+        #expect(
+            Self.value("<dict><key>\(text.replacingOccurrences(of: "\"", with: "&#34;"))</key><true/></dict>")
+                == "{\"\(escaped)\":true}")
     }
 
     @Test func integers() {
-        #expect(Self.value("<integer>0x73709551615</integer>") == "7932961166869")  // libplist's hex.plist
+        #expect(Self.value("<integer>0x73709551615</integer>") == "7932961166869") // libplist's hex.plist
         #expect(Self.value("<integer> 18446744073709551615 </integer>") == "18446744073709551615")
         #expect(Self.value("<integer>-9223372036854775808</integer>") == "-9223372036854775808")
         #expect(Self.value("<integer>+7</integer>") == "7")
         #expect(Self.value("<integer>007</integer>") == "7")
-        for bad in ["42xy", "", "18446744073709551616", "-9223372036854775809", "1.0", "0x", "- 1", "1e3", "-0x10", "+0x10"] {
+        for bad in [
+            "42xy", "", "18446744073709551616", "-9223372036854775809", "1.0", "0x", "- 1", "1e3", "-0x10", "+0x10",
+        ] {
             #expect(Self.error("<integer>\(bad)</integer>")?.code == .invalidPropertyList, "\(bad)")
         }
     }
@@ -72,8 +77,9 @@ struct XMLPlistReaderTests {
         #expect(Self.value("<real>1e300</real>") == "1e+300")
         #expect(Self.value("<real>.5</real>") == "0.5")
         // dd-plist's infinity-xml.plist; JSON has no infinities, so they are strings.
-        #expect(Self.value("<array><real>+infinity</real><real>-inf</real><real>nan</real></array>")
-            == #"["Infinity","-Infinity","NaN"]"#)
+        #expect(
+            Self.value("<array><real>+infinity</real><real>-inf</real><real>nan</real></array>")
+                == #"["Infinity","-Infinity","NaN"]"#)
         for bad in ["", "abc", "0x1p3", "1e", "--1", "1.2.3"] {
             #expect(Self.error("<real>\(bad)</real>")?.code == .invalidPropertyList, "\(bad)")
         }
@@ -139,7 +145,9 @@ struct XMLPlistReaderTests {
         #expect(decodePlist([]).value == nil && decodePlist([]).error == nil, "empty: no value, no error")
         #expect(decodePlist(Array(#"{ a = b; }"#.utf8)).error?.code == .unsupportedFormat)
         #expect(decodePlist(Array("\u{FEFF}( a, b )".utf8)).error?.code == .unsupportedFormat)
-        #expect(decodePlist(Array("bplist15xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx".utf8)).error?.code == .invalidPropertyList)
+        #expect(
+            decodePlist(Array("bplist15xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx".utf8)).error?.code
+                == .invalidPropertyList)
         // The smallest binary plist: one `true` (object 0 at offset 8), an offset table, the trailer.
         var binary = Array("bplist00".utf8) + [0x09, 0x08]
         binary += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8)

@@ -38,7 +38,9 @@ struct BaseDecodingTests {
 
     /// The two spellings of the SHA-1 of nothing that WARC writers use (RFC 4648 §10 vectors besides).
     @Test func base32AndHex() {
-        #expect(BaseDecoding.base32("3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ") == BaseDecoding.hex("da39a3ee5e6b4b0d3255bfef95601890afd80709"))
+        #expect(
+            BaseDecoding.base32("3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ")
+                == BaseDecoding.hex("da39a3ee5e6b4b0d3255bfef95601890afd80709"))
         #expect(BaseDecoding.base32("MZXW6YTBOI======") == Array("foobar".utf8))
         #expect(BaseDecoding.base32("mzxw6ytboi") == Array("foobar".utf8))
         #expect(BaseDecoding.base32("MZXW6YTBO1") == nil)

@@ -47,7 +47,9 @@ struct InputDetectionTests {
     /// What a slow pipe may have sent so far: too little to decide, so the runner reads on.
     @Test(arguments: ["", " \r\n", "H", "HTTP", "W", "WARC", "{", "{\n  ", "{\"", "{ \"lo", "\u{FEFF}", "\u{FEFF}  WA"])
     func undecided(_ prefix: String) {
-        #expect(Array(prefix.utf8).withUnsafeBufferPointer(InputDetection.decide) == .undecided, "\(prefix.debugDescription)")
+        #expect(
+            Array(prefix.utf8).withUnsafeBufferPointer(InputDetection.decide) == .undecided,
+            "\(prefix.debugDescription)")
     }
 
     @Test func undecidedBinaryPrefixes() {

@@ -20,10 +20,13 @@ struct RecordLineWriterTests {
     @Test func aWARCRecordWithEverythingReadsBackTheSame() throws {
         var record = ResponseRecord(
             offset: 1234, status: 206,
-            headers: HeaderFields([("Content-Type", "application/json"), ("Set-Cookie", "a=1"), ("set-cookie", "b=\"2\"")]),
+            headers: HeaderFields([
+                ("Content-Type", "application/json"), ("Set-Cookie", "a=1"), ("set-cookie", "b=\"2\""),
+            ]),
             body: [0, 0xFF, 0x7B, 0x0A, 0x22], trailers: HeaderFields([("X-Checksum", "abc")]),
             url: "https://example.com/ä?q=\u{1}", method: "GET",
-            warc: WARCRecordInfo(type: "response", recordId: "<urn:uuid:1>", date: "2026-11-22T00:00:00Z", digest: .mismatch),
+            warc: WARCRecordInfo(
+                type: "response", recordId: "<urn:uuid:1>", date: "2026-11-22T00:00:00Z", digest: .mismatch),
             contentDecoded: true, warnings: ["Transfer-Encoding overrides Content-Length"])
         let text = line(.record(record))
         #expect(text.hasPrefix(#"{"id":"crawl.warc.gz:1234","url":"https://example.com/ä?q=\u0001","method":"GET","#))
@@ -52,7 +55,8 @@ struct RecordLineWriterTests {
             Issue.record("not a record")
             return
         }
-        #expect(back.status == 204 && back.body.isEmpty && back.warc == nil && !back.contentDecoded && back.trailers == nil)
+        #expect(
+            back.status == 204 && back.body.isEmpty && back.warc == nil && !back.contentDecoded && back.trailers == nil)
     }
 
     @Test func anOwnIdIsKept() {
@@ -63,11 +67,13 @@ struct RecordLineWriterTests {
     /// A framing failure keeps its error (code, message, input offset), its head, its excerpt and byte count.
     @Test func aFailureReadsBackAsTheSameFailure() throws {
         let failure = FramingFailure(
-            offset: 900, error: RecordError(.truncatedRecord, "input ended inside the body", location: .init(offset: 950)),
+            offset: 900,
+            error: RecordError(.truncatedRecord, "input ended inside the body", location: .init(offset: 950)),
             status: 200, headers: HeaderFields([("Content-Type", "text/html")]), excerpt: Array("<html>".utf8),
             bytes: 4000, url: "http://a/", warc: WARCRecordInfo(type: "response", recordId: "<urn:uuid:2>"))
         let text = line(.failure(failure))
-        #expect(text.contains(#""error":{"code":"truncatedRecord","message":"input ended inside the body","offset":950}"#))
+        #expect(
+            text.contains(#""error":{"code":"truncatedRecord","message":"input ended inside the body","offset":950}"#))
         let items = readBack(text)
         guard case .failure(let back)? = items.first else {
             Issue.record("not a failure: \(items)")
@@ -81,7 +87,8 @@ struct RecordLineWriterTests {
 
     /// A failure cut off before any head has no status; its line still reads back as the failure.
     @Test func aFailureWithoutAHead() {
-        let failure = FramingFailure(offset: 3, error: RecordError(.malformedRecord, "expected a status line"), excerpt: [0x00, 0x01], bytes: 2)
+        let failure = FramingFailure(
+            offset: 3, error: RecordError(.malformedRecord, "expected a status line"), excerpt: [0x00, 0x01], bytes: 2)
         guard case .failure(let back)? = readBack(line(.failure(failure))).first else {
             Issue.record("not a failure")
             return

@@ -25,24 +25,27 @@ struct ResultLineTests {
         record.id = "r-1"
         record.trailers = HeaderFields([("X-T", "1"), ("X-T", "2")])
         record.warnings = ["a warning"]
-        #expect(line(record) == #"{"seq":3,"offset":120,"input":"in.http","id":"r-1","url":"https://example.com/a","#
-            + #""method":"GET","status":404,"contentType":"application/json","bodyBytes":10,"decoder":"json","ok":false,"#
-            + #""value":{},"error":{"code":"unacceptableStatusCode","urlErrorCode":-1011,"#
-            + #""message":"Request failed: not found (404)"},"trailers":{"X-T":"1, 2"},"warnings":["a warning"]}"#
-            + "\n")
+        #expect(
+            line(record) == #"{"seq":3,"offset":120,"input":"in.http","id":"r-1","url":"https://example.com/a","#
+                + #""method":"GET","status":404,"contentType":"application/json","bodyBytes":10,"decoder":"json","ok":false,"#
+                + #""value":{},"error":{"code":"unacceptableStatusCode","urlErrorCode":-1011,"#
+                + #""message":"Request failed: not found (404)"},"trailers":{"X-T":"1, 2"},"warnings":["a warning"]}"#
+                + "\n")
     }
 
     @Test func framingFailureLine() {
         let failure = FramingFailure(
             offset: 7, error: RecordError(.truncatedRecord, "input ended", location: .init(offset: 9)), status: 200,
-            headers: HeaderFields([("Content-Type", "Text/Plain; charset=utf-8")]), excerpt: Array("ab".utf8), bytes: 30)
+            headers: HeaderFields([("Content-Type", "Text/Plain; charset=utf-8")]), excerpt: Array("ab".utf8), bytes: 30
+        )
         let out = OutputBuffer()
         CompoundDecoder(configuration: Configuration()).writeLine(
             for: .failure(failure), source: .init(seq: 0, offset: 7, input: nil), into: out)
-        #expect(String(decoding: out.array, as: UTF8.self)
-            == #"{"seq":0,"offset":7,"status":200,"contentType":"text/plain","decoder":"none","ok":false,"#
-            + #""error":{"code":"truncatedRecord","#
-            + #""message":"input ended","offset":9},"body":{"bytes":30,"base64":"YWI=","truncated":true}}"# + "\n")
+        #expect(
+            String(decoding: out.array, as: UTF8.self)
+                == #"{"seq":0,"offset":7,"status":200,"contentType":"text/plain","decoder":"none","ok":false,"#
+                + #""error":{"code":"truncatedRecord","#
+                + #""message":"input ended","offset":9},"body":{"bytes":30,"base64":"YWI=","truncated":true}}"# + "\n")
     }
 
     @Test func emptyFailingBodiesAreLeftOut() throws {
@@ -65,7 +68,8 @@ struct ResultLineTests {
                 bytes.replaceSubrange(position..<position + 1, with: special)
                 let out = OutputBuffer()
                 #expect(bytes.withUnsafeBufferPointer { out.appendJSONString(utf8: $0) })
-                let decoded = try? JSONSerialization.jsonObject(with: Data(out.array), options: [.fragmentsAllowed]) as? String
+                let decoded =
+                    try? JSONSerialization.jsonObject(with: Data(out.array), options: [.fragmentsAllowed]) as? String
                 #expect(decoded.map { Array($0.utf8) } == bytes, "special \(special) at \(position)")
             }
         }
@@ -73,7 +77,8 @@ struct ResultLineTests {
 
     @Test func failingBodiesAreCapped() throws {
         let body = String(repeating: "x", count: 100)
-        let record = ResponseRecord(offset: 0, status: 500, headers: HeaderFields([("Content-Type", "text/plain")]), body: Array(body.utf8))
+        let record = ResponseRecord(
+            offset: 0, status: 500, headers: HeaderFields([("Content-Type", "text/plain")]), body: Array(body.utf8))
         let text = line(record) { $0.limits.maxErrorBodyBytes = 10 }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let kept = try #require(object["body"] as? [String: Any])
@@ -88,15 +93,21 @@ struct ResultLineTests {
         #expect(text.contains(#""contentEncoding":["gzip"]"#))
         #expect(text.contains(#""code":"contentDecodingFailed""#))
         let identity = HeaderFields([("Content-Type", "application/json"), ("Content-Encoding", "identity")])
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: identity, body: Array("[]".utf8))).contains(#""value":[]"#))
+        #expect(
+            line(ResponseRecord(offset: 0, status: 200, headers: identity, body: Array("[]".utf8))).contains(
+                #""value":[]"#))
     }
 
     @Test func aLineKeepsAtMostMaxWarningsTheLastCountingTheRest() {
         var record = ResponseRecord(offset: 0, status: 204, headers: HeaderFields())
         record.warnings = (1...20).map { "w\($0)" }
-        #expect(line(record) { $0.limits.maxWarnings = 3 }.hasSuffix(#""warnings":["w1","w2","18 more warnings (--max-warnings)"]}"# + "\n"))
+        #expect(
+            line(record) { $0.limits.maxWarnings = 3 }.hasSuffix(
+                #""warnings":["w1","w2","18 more warnings (--max-warnings)"]}"# + "\n"))
         #expect(line(record) { $0.limits.maxWarnings = 20 }.hasSuffix(#""w19","w20"]}"# + "\n"))
-        #expect(line(record) { $0.limits.maxWarnings = 1 }.hasSuffix(#""warnings":["20 more warnings (--max-warnings)"]}"# + "\n"))
+        #expect(
+            line(record) { $0.limits.maxWarnings = 1 }.hasSuffix(
+                #""warnings":["20 more warnings (--max-warnings)"]}"# + "\n"))
     }
 
     @Test func keepNullsAndDepthComeFromTheConfiguration() {
@@ -109,17 +120,25 @@ struct ResultLineTests {
 
     @Test func suffixTypesAndRawValues() {
         let problem = HeaderFields([("Content-Type", "application/problem+json")])
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: problem, body: Array("{}".utf8))).contains(#""decoder":"json""#))
+        #expect(
+            line(ResponseRecord(offset: 0, status: 200, headers: problem, body: Array("{}".utf8))).contains(
+                #""decoder":"json""#))
         // `+xml` is the structured suffix here, so the xml decoder takes it, not json.
         let bare = HeaderFields([("Content-Type", "application/json+xml")])
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: bare, body: Array("{}".utf8))).contains(#""decoder":"xml""#))
+        #expect(
+            line(ResponseRecord(offset: 0, status: 200, headers: bare, body: Array("{}".utf8))).contains(
+                #""decoder":"xml""#))
         let neither = HeaderFields([("Content-Type", "application/jsonp")])
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: neither, body: Array("{}".utf8))).contains(#""decoder":"raw""#))
+        #expect(
+            line(ResponseRecord(offset: 0, status: 200, headers: neither, body: Array("{}".utf8))).contains(
+                #""decoder":"raw""#))
         let text = HeaderFields([("Content-Type", "text/plain")])
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: text, body: Array("é\u{1}\"".utf8)))
-            .contains(#""value":{"text":"é\u0001\""}"#))
-        #expect(line(ResponseRecord(offset: 0, status: 200, headers: text, body: [0xFF, 0x00]))
-            .contains(#""value":{"base64":"/wA="}"#))
+        #expect(
+            line(ResponseRecord(offset: 0, status: 200, headers: text, body: Array("é\u{1}\"".utf8)))
+                .contains(#""value":{"text":"é\u0001\""}"#))
+        #expect(
+            line(ResponseRecord(offset: 0, status: 200, headers: text, body: [0xFF, 0x00]))
+                .contains(#""value":{"base64":"/wA="}"#))
     }
 
     @Test(arguments: [
@@ -132,9 +151,11 @@ struct ResultLineTests {
         #expect(String(decoding: out.array, as: UTF8.self) == expected)
     }
 
-    @Test(arguments: [
-        [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80],
+            [0xF8, 0x88, 0x80, 0x80, 0x80],
+        ] as [[UInt8]])
     func invalidUTF8IsNotWrittenAsText(_ bytes: [UInt8]) {
         let out = OutputBuffer()
         out.append(ascii: "prefix")
@@ -146,19 +167,20 @@ struct ResultLineTests {
         let out = OutputBuffer()
         let compact = Array(#"{"a":[1,{"b":"x,:{"}],"c":{},"d":[]}"#.utf8)
         compact.withUnsafeBufferPointer { PrettyPrinter.append($0, to: out) }
-        #expect(String(decoding: out.array, as: UTF8.self) == """
-            {
-              "a": [
-                1,
+        #expect(
+            String(decoding: out.array, as: UTF8.self) == """
                 {
-                  "b": "x,:{"
+                  "a": [
+                    1,
+                    {
+                      "b": "x,:{"
+                    }
+                  ],
+                  "c": {},
+                  "d": []
                 }
-              ],
-              "c": {},
-              "d": []
-            }
 
-            """)
+                """)
     }
 
     @Test func byteCounts() {

@@ -16,7 +16,10 @@ struct FileListTests {
         ("file:///data/my%20crawl/%C3%A4.warc", .path("/data/my crawl/ä.warc")),
         ("file://localhost/data/a", .path("/data/a")),
         ("c:weird:name", .path("c:weird:name")),
-        ("dir://not-a-scheme-after-all/../x", .invalid("not a local file name: respdecode reads files, it does not fetch dir URIs")),
+        (
+            "dir://not-a-scheme-after-all/../x",
+            .invalid("not a local file name: respdecode reads files, it does not fetch dir URIs")
+        ),
     ])
     func names(_ line: String, _ expected: FileList.Entry) {
         #expect(FileList.entry(Array(line.utf8)) == expected)
@@ -34,7 +37,8 @@ struct FileListTests {
     }
 
     @Test func nonUTF8NamesAreRefused() {
-        #expect(FileList.entry([0x61, 0xFF, 0x62])
-            == .invalid("not UTF-8: file names are taken as UTF-8 text (inputs are named on output lines)"))
+        #expect(
+            FileList.entry([0x61, 0xFF, 0x62])
+                == .invalid("not UTF-8: file names are taken as UTF-8 text (inputs are named on output lines)"))
     }
 }

@@ -28,8 +28,10 @@ struct ListenAddressTests {
         ("tcp:127.0.0.1:", "'tcp:127.0.0.1:': '' is not a port from 0 to 65535"),
         ("tcp:127.0.0.1:65536", "'tcp:127.0.0.1:65536': '65536' is not a port from 0 to 65535"),
         ("tcp:127.0.0.1:+80", "'tcp:127.0.0.1:+80': '+80' is not a port from 0 to 65535"),
-        ("tcp:host.example:80",
-            "'tcp:host.example:80': 'host.example' is not an IPv4 or IPv6 address (or localhost); host names are not resolved"),
+        (
+            "tcp:host.example:80",
+            "'tcp:host.example:80': 'host.example' is not an IPv4 or IPv6 address (or localhost); host names are not resolved"
+        ),
         ("tcp::80", "'tcp::80': '' is not an IPv4 or IPv6 address (or localhost); host names are not resolved"),
     ])
     func badAddressesAreInvalidAddressErrors(_ text: String, _ message: String) {
@@ -39,8 +41,11 @@ struct ListenAddressTests {
     @Test func aUnixPathMustFitInASocketAddress() throws {
         let fits = "/" + String(repeating: "x", count: 106)
         #expect(try ListenAddress(parsing: "unix:" + fits) == .unix(path: fits))
-        #expect(throws: ServeError(.invalidAddress,
-            "'unix:\(fits)x' has a path of 108 bytes; at most 107 fit in a unix socket address")) {
+        #expect(
+            throws: ServeError(
+                .invalidAddress,
+                "'unix:\(fits)x' has a path of 108 bytes; at most 107 fit in a unix socket address")
+        ) {
             try ListenAddress(parsing: "unix:\(fits)x")
         }
     }

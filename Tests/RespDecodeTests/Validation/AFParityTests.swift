@@ -24,7 +24,9 @@ extension Dictionary where Key == String, Value == Any {
     var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
     var errorMessage: String? { (self["error"] as? [String: Any])?["message"] as? String }
     var urlErrorCode: Int? { (self["error"] as? [String: Any])?["urlErrorCode"] as? Int }
-    var underlyingCode: String? { ((self["error"] as? [String: Any])?["underlying"] as? [String: Any])?["code"] as? String }
+    var underlyingCode: String? {
+        ((self["error"] as? [String: Any])?["underlying"] as? [String: Any])?["code"] as? String
+    }
     var underlyingURLErrorCode: Int? {
         ((self["error"] as? [String: Any])?["underlying"] as? [String: Any])?["urlErrorCode"] as? Int
     }
@@ -34,7 +36,8 @@ extension Dictionary where Key == String, Value == Any {
 }
 
 /// AFNetworking's response-serialization tests that apply to a stream of captured responses
-/// (docs/afnetworking.md#parity-tests), each translated into a line-level check. "Strict types" stands for a serializer whose
+/// (docs/afnetworking.md#parity-tests), each translated into a line-level check. "Strict types" stands for a serializer
+/// whose
 /// `acceptableContentTypes` is set: in respdecode a type check applies when a decoder matched or with
 /// `--strict-types` (docs/decoding.md#validation).
 @Suite("AFNetworking parity")
@@ -122,7 +125,8 @@ struct AFNetworkingParityTests {
     // AFJSONResponseSerializationTests.testThatJSONRemovesKeysWithNullValues
     @Test func jsonRemovesKeysWithNullValues() throws {
         let body = #"{"key":"value","nullkey":null,"array":[{"subnullkey":null}],"arrayWithNulls":[null]}"#
-        let value = try #require(try decodeLine(status: 200, contentType: "text/json", body: body)["value"] as? [String: Any])
+        let value = try #require(
+            try decodeLine(status: 200, contentType: "text/json", body: body)["value"] as? [String: Any])
         #expect(value["key"] as? String == "value")
         #expect(value["nullkey"] == nil)
         #expect(((value["array"] as? [[String: Any]])?.first)?["subnullkey"] == nil)
@@ -136,7 +140,8 @@ struct AFNetworkingParityTests {
         #expect((line["value"] as? [String: Any])?["key"] as? String == "value")
     }
 
-    // AFXMLParserResponseSerializerTests / AFXMLDocumentResponseSerializerTests (docs/afnetworking.md#parity-tests): the same body.
+    // AFXMLParserResponseSerializerTests / AFXMLDocumentResponseSerializerTests (docs/afnetworking.md#parity-tests):
+    // the same body.
     static let afXML = #"<?xml version="1.0" encoding="UTF-8"?><foo attr1="1" attr2="2"><bar>someValue</bar></foo>"#
 
     // …testThatXMLParserResponseSerializerAcceptsApplicationXMLMimeType / …AcceptsTextXMLMimeType
@@ -167,7 +172,8 @@ struct AFNetworkingParityTests {
     }
 
     // AFXMLDocumentResponseSerializerTests.testThatXMLDocumentResponseSerializerReturnsErrorForInvalidXML
-    // (AFXMLParserResponseSerializer never parses, so it gives no error; a pipeline needs one, docs/decoding.md#parse-errors-are-reported).
+    // (AFXMLParserResponseSerializer never parses, so it gives no error; a pipeline needs one,
+    // docs/decoding.md#parse-errors-are-reported).
     @Test func xmlReturnsErrorForInvalidXML() throws {
         let line = try decodeLine(status: 200, contentType: "application/xml", body: "<foo")
         #expect(line.ok == false && line.errorCode == "invalidXML" && !line.hasValue)
@@ -211,7 +217,8 @@ struct AFNetworkingParityTests {
     @Test func jsonOutcomeMatrix() throws {
         // yes / yes / valid JSON → object, no error
         #expect(try decodeLine(status: 200, contentType: "application/json", body: "[1]").ok == true)
-        // no / yes / valid JSON → object AND -1011 (status errors still decode, docs/decoding.md#status-errors-still-decode)
+        // no / yes / valid JSON → object AND -1011 (status errors still decode,
+        // docs/decoding.md#status-errors-still-decode)
         let statusOnly = try decodeLine(status: 500, contentType: "application/json", body: #"{"a":1}"#)
         #expect(statusOnly.hasValue && statusOnly.errorCode == "unacceptableStatusCode" && statusOnly.ok == false)
         #expect(statusOnly.errorMessage == "Request failed: internal server error (500)")
@@ -228,7 +235,9 @@ struct AFNetworkingParityTests {
         let space = try decodeLine(status: 404, contentType: "application/json", body: " ")
         #expect(space.errorCode == "unacceptableStatusCode" && !space.hasValue && space["body"] != nil)
         // no / no / non-empty → -1011 over -1016 (with a type check: --strict-types)
-        let neither = try decodeLine(status: 404, contentType: "text/html", body: "not found") { $0.decoding.strictTypes = true }
+        let neither = try decodeLine(status: 404, contentType: "text/html", body: "not found") {
+            $0.decoding.strictTypes = true
+        }
         #expect(neither.errorCode == "unacceptableStatusCode" && neither.underlyingCode == "unacceptableContentType")
         #expect(neither.errorMessage == "Request failed: not found (404)")
         // MIME nil / non-empty → -1016 "(null)" (with a type check)
@@ -236,8 +245,11 @@ struct AFNetworkingParityTests {
         #expect(noType.errorMessage == "Request failed: unacceptable content-type: (null)")
         // MIME nil / empty → exempt
         #expect(try decodeLine(status: 200, contentType: nil, body: "") { $0.decoding.strictTypes = true }.ok == true)
-        // yes / mismatched MIME / empty: AF says NO without an error object; docs/decoding.md#validation makes it -1016.
-        let mismatchedEmpty = try decodeLine(status: 200, contentType: "text/html", body: "") { $0.decoding.strictTypes = true }
+        // yes / mismatched MIME / empty: AF says NO without an error object; docs/decoding.md#validation makes it
+        // -1016.
+        let mismatchedEmpty = try decodeLine(status: 200, contentType: "text/html", body: "") {
+            $0.decoding.strictTypes = true
+        }
         #expect(mismatchedEmpty.errorCode == "unacceptableContentType")
     }
 
@@ -290,9 +302,12 @@ struct AlamofireParityTests {
     }
 
     // MIMETypeTests.exactMatch, wildcardSubtypeMatchesAnySametype, wildcardSubtypeDoesNotMatchDifferentType,
-    // wildcardTypeMatchesSameSubtype, fullWildcardMatchesAny, noMatchOnDifferentPair, sameTypeButDifferentSubtypeNoMatch
+    // wildcardTypeMatchesSameSubtype, fullWildcardMatchesAny, noMatchOnDifferentPair,
+    // sameTypeButDifferentSubtypeNoMatch
     @Test func matching() throws {
-        func matches(_ pattern: String, _ type: String) throws -> Bool { try #require(MediaTypePattern(pattern)).matches(type) }
+        func matches(_ pattern: String, _ type: String) throws -> Bool {
+            try #require(MediaTypePattern(pattern)).matches(type)
+        }
         #expect(try matches("text/plain", "text/plain"))
         #expect(try matches("text/*", "text/plain") && matches("text/*", "text/html"))
         #expect(try !matches("text/*", "application/json"))
@@ -302,7 +317,8 @@ struct AlamofireParityTests {
         #expect(try !matches("text/plain", "text/html"))
     }
 
-    // ValidationTests: ContentType …AcceptableContentTypeResponseSucceeds and …AcceptableWildcardContentTypeResponseSucceeds
+    // ValidationTests: ContentType …AcceptableContentTypeResponseSucceeds and
+    // …AcceptableWildcardContentTypeResponseSucceeds
     @Test(arguments: ["application/json", "*/*", "application/*", "*/json"])
     func acceptableTypesIncludingWildcards(_ pattern: String) throws {
         let line = try decodeLine(status: 200, contentType: "application/json", body: "{}") {
@@ -314,7 +330,9 @@ struct AlamofireParityTests {
     // ValidationTests: ContentType …UnacceptableContentTypeResponseFails (with a type check)
     @Test func unacceptableContentType() throws {
         let line = try decodeLine(status: 200, contentType: "application/xml", body: "<a/>") {
-            $0.decoding.chain = [ChainEntry(decoder: JSONBodyDecoder(), acceptableTypes: [MediaTypePattern("application/octet-stream")!])]
+            $0.decoding.chain = [
+                ChainEntry(decoder: JSONBodyDecoder(), acceptableTypes: [MediaTypePattern("application/octet-stream")!])
+            ]
             $0.decoding.strictTypes = true
         }
         #expect(line.errorCode == "unacceptableContentType")
@@ -344,7 +362,8 @@ struct AlamofireParityTests {
         let line = try decodeLine(status: 200, contentType: "application/json", body: body)
         #expect(line.errorCode == "invalidJSON")
         // ResponseSerializationTests: …JSONResponseSerializerSucceedsWhenDataIsValidJSON (valid_data.json)
-        let valid = try decodeLine(status: 200, contentType: "application/json", body: "{\n    \"team\": \"royals\",\n    \"score\": 23\n}")
+        let valid = try decodeLine(
+            status: 200, contentType: "application/json", body: "{\n    \"team\": \"royals\",\n    \"score\": 23\n}")
         #expect((valid["value"] as? [String: Any])?["team"] as? String == "royals")
     }
 }

@@ -36,7 +36,7 @@ enum GIFHeader {
         var sawTrailer = false
         walk: while let introducer = r.u8(p) {
             switch introducer {
-            case 0x2C:  // image descriptor
+            case 0x2C: // image descriptor
                 guard let flags = r.u8(p + 9) else { break walk }
                 if interlaced == nil { interlaced = flags & 0x40 != 0 }
                 p += 10
@@ -49,7 +49,7 @@ enum GIFHeader {
                 guard r.has(p, 1), let end = skipSubBlocks(r, from: p + 1) else { break walk }
                 p = end
                 frames += 1
-            case 0x21:  // extension
+            case 0x21: // extension
                 guard let label = r.u8(p + 1) else { break walk }
                 p += 2
                 if label == 0xF9, let size = r.u8(p), size >= 1, let flags = r.u8(p + 1), flags & 1 != 0 {
@@ -63,7 +63,7 @@ enum GIFHeader {
                 }
                 guard let end = skipSubBlocks(r, from: p) else { break walk }
                 p = end
-            case 0x3B:  // trailer
+            case 0x3B: // trailer
                 sawTrailer = true
                 break walk
             default:

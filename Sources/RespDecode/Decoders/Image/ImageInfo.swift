@@ -89,23 +89,59 @@ struct ImageInfo: Sendable, Equatable {
         out.append(decimal: width)
         out.append(ascii: ",\"height\":")
         out.append(decimal: height)
-        if let bitDepth { out.append(ascii: ",\"bitDepth\":"); out.append(decimal: bitDepth) }
-        if let channels { out.append(ascii: ",\"channels\":"); out.append(decimal: channels) }
-        if let colorType { out.append(ascii: ",\"colorType\":"); out.appendJSONString(colorType) }
-        if let colorSpace { out.append(ascii: ",\"colorSpace\":"); out.appendJSONString(colorSpace) }
-        if let hasAlpha { out.append(ascii: ",\"hasAlpha\":"); out.append(bool: hasAlpha) }
-        if let interlaced { out.append(ascii: ",\"interlaced\":"); out.append(bool: interlaced) }
-        if let progressive { out.append(ascii: ",\"progressive\":"); out.append(bool: progressive) }
-        if let arithmetic { out.append(ascii: ",\"arithmetic\":"); out.append(bool: arithmetic) }
+        if let bitDepth {
+            out.append(ascii: ",\"bitDepth\":")
+            out.append(decimal: bitDepth)
+        }
+        if let channels {
+            out.append(ascii: ",\"channels\":")
+            out.append(decimal: channels)
+        }
+        if let colorType {
+            out.append(ascii: ",\"colorType\":")
+            out.appendJSONString(colorType)
+        }
+        if let colorSpace {
+            out.append(ascii: ",\"colorSpace\":")
+            out.appendJSONString(colorSpace)
+        }
+        if let hasAlpha {
+            out.append(ascii: ",\"hasAlpha\":")
+            out.append(bool: hasAlpha)
+        }
+        if let interlaced {
+            out.append(ascii: ",\"interlaced\":")
+            out.append(bool: interlaced)
+        }
+        if let progressive {
+            out.append(ascii: ",\"progressive\":")
+            out.append(bool: progressive)
+        }
+        if let arithmetic {
+            out.append(ascii: ",\"arithmetic\":")
+            out.append(bool: arithmetic)
+        }
         if lossless == true { out.append(ascii: ",\"lossless\":true") }
-        if let subsampling { out.append(ascii: ",\"subsampling\":"); out.appendJSONString(subsampling) }
-        if let compression { out.append(ascii: ",\"compression\":"); out.appendJSONString(compression) }
+        if let subsampling {
+            out.append(ascii: ",\"subsampling\":")
+            out.appendJSONString(subsampling)
+        }
+        if let compression {
+            out.append(ascii: ",\"compression\":")
+            out.appendJSONString(compression)
+        }
         if let gamma100000 {
             out.append(ascii: ",\"gamma\":")
             out.append(fixed: Int64(gamma100000), fractionDigits: 5)
         }
-        if let srgb { out.append(ascii: ",\"srgb\":"); out.appendJSONString(srgb) }
-        if let iccProfile { out.append(ascii: ",\"iccProfile\":"); out.append(decimal: iccProfile) }
+        if let srgb {
+            out.append(ascii: ",\"srgb\":")
+            out.appendJSONString(srgb)
+        }
+        if let iccProfile {
+            out.append(ascii: ",\"iccProfile\":")
+            out.append(decimal: iccProfile)
+        }
         if let dpi {
             out.append(ascii: ",\"dpi\":[")
             out.append(hundredths: dpi.x)
@@ -113,7 +149,10 @@ struct ImageInfo: Sendable, Equatable {
             out.append(hundredths: dpi.y)
             out.append(UInt8(ascii: "]"))
         }
-        if let exifOrientation { out.append(ascii: ",\"exifOrientation\":"); out.append(decimal: exifOrientation) }
+        if let exifOrientation {
+            out.append(ascii: ",\"exifOrientation\":")
+            out.append(decimal: exifOrientation)
+        }
         if !textKeys.isEmpty {
             out.append(ascii: ",\"textKeys\":[")
             for (i, key) in textKeys.enumerated() {
@@ -122,8 +161,14 @@ struct ImageInfo: Sendable, Equatable {
             }
             out.append(UInt8(ascii: "]"))
         }
-        if let frames { out.append(ascii: ",\"frames\":"); out.append(decimal: frames) }
-        if let loopCount { out.append(ascii: ",\"loopCount\":"); out.append(decimal: loopCount) }
+        if let frames {
+            out.append(ascii: ",\"frames\":")
+            out.append(decimal: frames)
+        }
+        if let loopCount {
+            out.append(ascii: ",\"loopCount\":")
+            out.append(decimal: loopCount)
+        }
         if let entries {
             out.append(ascii: ",\"entries\":[")
             for (i, entry) in entries.enumerated() {
@@ -132,7 +177,10 @@ struct ImageInfo: Sendable, Equatable {
                 out.append(decimal: entry.width)
                 out.append(ascii: ",\"height\":")
                 out.append(decimal: entry.height)
-                if let bitDepth = entry.bitDepth { out.append(ascii: ",\"bitDepth\":"); out.append(decimal: bitDepth) }
+                if let bitDepth = entry.bitDepth {
+                    out.append(ascii: ",\"bitDepth\":")
+                    out.append(decimal: bitDepth)
+                }
                 out.append(ascii: ",\"format\":")
                 out.appendJSONString(entry.format)
                 out.append(UInt8(ascii: "}"))

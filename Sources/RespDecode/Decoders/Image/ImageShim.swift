@@ -50,7 +50,8 @@ private func addRowToAccumulator(
 ) {
     guard let context, let row else { return }
     Unmanaged<PixelAccumulator>.fromOpaque(context)._withUnsafeGuaranteedRef {
-        $0.addRow(row, count: Int(count), channels: Int(channels), y: Int(y), x0: Int(x0), step: Int(step),
+        $0.addRow(
+            row, count: Int(count), channels: Int(channels), y: Int(y), x0: Int(x0), step: Int(step),
             width: Int(width), height: Int(height))
     }
 }

@@ -38,8 +38,11 @@ enum JPEGImage {
             info = ImageInfo(format: "jpeg", width: frame.width, height: frame.height)
             info.bitDepth = frame.precision
             info.channels = frame.sampling.count
-            info.colorSpace = [1: "gray", 3: segments.adobeTransform == 0 ? "rgb" : "ycbcr",
-                4: segments.adobeTransform == 2 ? "ycck" : "cmyk"][frame.sampling.count]
+            info.colorSpace =
+                [
+                    1: "gray", 3: segments.adobeTransform == 0 ? "rgb" : "ycbcr",
+                    4: segments.adobeTransform == 2 ? "ycck" : "cmyk",
+                ][frame.sampling.count]
             info.progressive = frame.progressive
             info.arithmetic = frame.arithmetic
             info.lossless = frame.lossless
@@ -129,11 +132,11 @@ enum JPEGImage {
             var offset = 2
             scan: while offset < r.count {
                 guard r.bytes[offset] == 0xFF else {
-                    offset += 1  // junk before a marker (libjpeg warns and skips it too)
+                    offset += 1 // junk before a marker (libjpeg warns and skips it too)
                     continue
                 }
                 var m = offset + 1
-                while m < r.count && r.bytes[m] == 0xFF { m += 1 }  // fill bytes
+                while m < r.count && r.bytes[m] == 0xFF { m += 1 } // fill bytes
                 guard let marker = r.u8(m) else { break }
                 if marker == 0x00 || marker == 0x01 || (0xD0...0xD7).contains(marker) {
                     offset = m + 1

@@ -36,9 +36,12 @@ enum LibJPEG {
             max_scan_pixels: UInt64(max(limits.maxScanPixels, 0)),
             max_memory: max(limits.maxMemory, 0))
         var header = respdecode_jpeg_header()
-        if let failure = ImageShim.run(library: "libjpeg", pixels: pixels, warnings: &warnings, {
-            respdecode_jpeg_read(body.baseAddress, body.count, &cLimits, &header, $0, $1, $2)
-        }) {
+        if let failure = ImageShim.run(
+            library: "libjpeg", pixels: pixels, warnings: &warnings,
+            {
+                respdecode_jpeg_read(body.baseAddress, body.count, &cLimits, &header, $0, $1, $2)
+            })
+        {
             return .failure(failure)
         }
         let spaces = [1: "gray", 2: "rgb", 3: "ycbcr", 4: "cmyk", 5: "ycck"]
@@ -46,8 +49,10 @@ enum LibJPEG {
         let sampling = withUnsafeBytes(of: header.h_samp) { h in
             withUnsafeBytes(of: header.v_samp) { v in
                 (0..<min(max(components, 0), 4)).map {
-                    (h: Int(h.load(fromByteOffset: 4 * $0, as: Int32.self)),
-                        v: Int(v.load(fromByteOffset: 4 * $0, as: Int32.self)))
+                    (
+                        h: Int(h.load(fromByteOffset: 4 * $0, as: Int32.self)),
+                        v: Int(v.load(fromByteOffset: 4 * $0, as: Int32.self))
+                    )
                 }
             }
         }

@@ -37,9 +37,12 @@ enum LibPNG {
             max_pixels: UInt64(max(limits.maxPixels, 0)), max_chunk_bytes: max(limits.maxChunkBytes, 0),
             max_allocation: max(limits.maxAllocation, 0))
         var header = respdecode_png_header()
-        if let failure = ImageShim.run(library: "libpng", pixels: pixels, warnings: &warnings, {
-            respdecode_png_read(body.baseAddress, body.count, &cLimits, &header, $0, $1, $2)
-        }) {
+        if let failure = ImageShim.run(
+            library: "libpng", pixels: pixels, warnings: &warnings,
+            {
+                respdecode_png_read(body.baseAddress, body.count, &cLimits, &header, $0, $1, $2)
+            })
+        {
             return .failure(failure)
         }
         return .success(

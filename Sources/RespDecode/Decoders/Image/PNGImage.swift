@@ -35,9 +35,10 @@ enum PNGImage {
             guard pixels.pixelsSeen == header.width * header.height else {
                 throw RecordError(.invalidImage, "png: the image data ended before every pixel was decoded")
             }
-            info.decoded = header.paletteRGBA.map { palette in
-                palette.withUnsafeBufferPointer { pixels.summary(palette: $0) }
-            } ?? pixels.summary()
+            info.decoded =
+                header.paletteRGBA.map { palette in
+                    palette.withUnsafeBufferPointer { pixels.summary(palette: $0) }
+                } ?? pixels.summary()
         }
         return info
     }
@@ -77,16 +78,18 @@ enum PNGImage {
             // The type as one big-endian word: compared without making strings (this loop runs per chunk).
             let type = UInt32(r.u32be(offset + 4)!)
             for byte in r.slice(offset + 4, 4)! where !(byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) {
-                throw RecordError(.invalidImage, "png: bad chunk type at byte \(offset)", location: .init(offset: offset))
+                throw RecordError(
+                    .invalidImage, "png: bad chunk type at byte \(offset)", location: .init(offset: offset))
             }
             var name: String { String(decoding: r.slice(offset + 4, 4)!, as: UTF8.self) }
             let data = r.slice(offset + 8, length)!
             let isImageData = type == Chunk.IDAT
             let isText = type == Chunk.tEXt || type == Chunk.zTXt || type == Chunk.iTXt
-            let critical = type & 0x2000_0000 == 0  // the first letter is upper case
+            let critical = type & 0x2000_0000 == 0 // the first letter is upper case
             if critical && type != Chunk.IHDR && type != Chunk.PLTE && !isImageData && type != Chunk.IEND {
                 throw RecordError(
-                    .invalidImage, "png: unknown critical chunk \(name) at byte \(offset)", location: .init(offset: offset))
+                    .invalidImage, "png: unknown critical chunk \(name) at byte \(offset)",
+                    location: .init(offset: offset))
             }
             // libpng checked the CRCs of the chunks it read (and warned about bad ancillary ones); the rest are
             // checked here. Text chunks always are, since their keywords are read here.
@@ -137,8 +140,9 @@ enum PNGImage {
                     warn("png: \(textChunks - ImageInfo.maxTextKeys) more text chunks not listed")
                 }
                 if textChunks > Self.maxCheckedTextChunks {
-                    warn("png: the compressed text of the \(textChunks - Self.maxCheckedTextChunks) text chunks after "
-                        + "the first \(Self.maxCheckedTextChunks) was not checked")
+                    warn(
+                        "png: the compressed text of the \(textChunks - Self.maxCheckedTextChunks) text chunks after "
+                            + "the first \(Self.maxCheckedTextChunks) was not checked")
                 }
                 return
             case Chunk.acTL:
@@ -177,7 +181,8 @@ enum PNGImage {
     /// Text chunks whose compressed text is inflated to check its size; later ones are only counted.
     static let maxCheckedTextChunks = 1000
 
-    /// Chunk types as big-endian words.
+    /// Chunk types as big-endian words, named as the PNG specification spells them (the case of each letter is a flag).
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private enum Chunk {
         static let IHDR: UInt32 = 0x4948_4452
         static let PLTE: UInt32 = 0x504C_5445

@@ -1,4 +1,5 @@
-/// What `--inflate` reports about a fully decoded image (docs/output.md#image, `decoded`): the RGBA8 byte count, the mean
+/// What `--inflate` reports about a fully decoded image (docs/output.md#image, `decoded`): the RGBA8 byte count, the
+/// mean
 /// colour and a 64-bit difference hash.
 ///
 /// Both statistics are defined on the image's RGBA8 pixels (8 bits per channel, no gamma or colour management
@@ -166,12 +167,14 @@ final class PixelAccumulator {
     func summary(palette: UnsafeBufferPointer<UInt8>? = nil) -> PixelSummary {
         if !histogram.isEmpty, let palette, palette.count >= 1024 {
             func colour(_ index: Int) -> SIMD4<UInt64> {
-                SIMD4(UInt64(palette[4 * index]), UInt64(palette[4 * index + 1]), UInt64(palette[4 * index + 2]),
+                SIMD4(
+                    UInt64(palette[4 * index]), UInt64(palette[4 * index + 1]), UInt64(palette[4 * index + 2]),
                     UInt64(palette[4 * index + 3]))
             }
             for cell in 0..<72 {
                 for index in 0..<256 {
-                    let n = UInt64(histogram[cell * 1024 + index]) &+ UInt64(histogram[cell * 1024 + 256 + index])
+                    let n =
+                        UInt64(histogram[cell * 1024 + index]) &+ UInt64(histogram[cell * 1024 + 256 + index])
                         &+ UInt64(histogram[cell * 1024 + 512 + index]) &+ UInt64(histogram[cell * 1024 + 768 + index])
                     guard n != 0 else { continue }
                     let sums = colour(index) &* n
@@ -180,7 +183,9 @@ final class PixelAccumulator {
                 }
             }
             if !cellsPartition {
-                for index in 0..<256 where totalHistogram[index] != 0 { totals &+= colour(index) &* totalHistogram[index] }
+                for index in 0..<256 where totalHistogram[index] != 0 {
+                    totals &+= colour(index) &* totalHistogram[index]
+                }
             }
             histogram = []
         }

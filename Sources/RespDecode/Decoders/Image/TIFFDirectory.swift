@@ -43,7 +43,7 @@ struct TIFFDirectory {
         self.reader = reader
         self.bigEndian = bigEndian
         self.offset = offset
-        let whole = (reader.count - offset - 2) / 12  // ≥ 0: the count's two bytes are inside
+        let whole = (reader.count - offset - 2) / 12 // ≥ 0: the count's two bytes are inside
         entryCount = min(declared, Self.maxEntries, whole)
         nextOffset = reader.u32(offset + 2 + 12 * declared, bigEndian: bigEndian) ?? 0
     }

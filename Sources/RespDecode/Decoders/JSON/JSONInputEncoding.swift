@@ -12,7 +12,8 @@ enum JSONInputEncoding: Sendable, Hashable {
     static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> (encoding: JSONInputEncoding, bomLength: Int) {
         let count = bytes.count
         guard count >= 2 else { return (.utf8, 0) }
-        let b0 = bytes[0], b1 = bytes[1]
+        let b0 = bytes[0]
+        let b1 = bytes[1]
         let b2: UInt8? = count >= 3 ? bytes[2] : nil
         let b3: UInt8? = count >= 4 ? bytes[3] : nil
         // Marks first, longest first: FF FE 00 00 is UTF-32LE's mark, not UTF-16LE's followed by U+0000.
@@ -44,7 +45,8 @@ enum JSONInputEncoding: Sendable, Hashable {
             // BMP text above U+07FF grows from 2 to 3 bytes; pairs shrink or stay.
             output.reserveCapacity((count - index) / 2 * 3)
             @inline(__always) func unit(at offset: Int) -> UInt32 {
-                let first = UInt32(bytes[offset]), second = UInt32(bytes[offset + 1])
+                let first = UInt32(bytes[offset])
+                let second = UInt32(bytes[offset + 1])
                 return bigEndian ? first << 8 | second : second << 8 | first
             }
             while index < count {

@@ -7,7 +7,8 @@ func jsonStringStops(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quotes = word ^ (ones &* 0x22)
     let backslashes = word ^ (ones &* 0x5C)
-    let stops = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+    let stops =
+        ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
         | ((word &- ones &* 0x20) & ~word) | word
     return stops & 0x8080_8080_8080_8080
 }

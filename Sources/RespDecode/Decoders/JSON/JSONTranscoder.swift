@@ -135,12 +135,14 @@ extension JSONTranscoder {
         switch failure.reason {
         case .expectedValue:
             let afterComma = previousSignificantByte(before: offset, in: input) == UInt8(ascii: ",")
-            message = afterComma
+            message =
+                afterComma
                 ? "expected a value after ',', found \(found)"
                 : "expected a JSON value, found \(found)"
         case .expectedKey:
             let afterComma = previousSignificantByte(before: offset, in: input) == UInt8(ascii: ",")
-            message = afterComma
+            message =
+                afterComma
                 ? "expected a string key after ',' in object, found \(found)"
                 : "expected a string key or '}', found \(found)"
         case .expectedColon: message = "expected ':' after object key, found \(found)"
@@ -260,11 +262,11 @@ extension JSONTranscoder {
                         continue value
                     }
                 case UInt8(ascii: "t"):
-                    try copyLiteral(0x6575_7274, length: 4)  // "true", little-endian
+                    try copyLiteral(0x6575_7274, length: 4) // "true", little-endian
                 case UInt8(ascii: "f"):
-                    try copyLiteral(0x65_736C_6166, length: 5)  // "false"
+                    try copyLiteral(0x65_736C_6166, length: 5) // "false"
                 case UInt8(ascii: "n"):
-                    try copyLiteral(0x6C6C_756E, length: 4)  // "null"
+                    try copyLiteral(0x6C6C_756E, length: 4) // "null"
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     try copyNumber()
                 default:

@@ -235,7 +235,10 @@ private struct JSONReader {
                     stack[top].elements.append(value)
                 }
                 guard p < end else {
-                    throw failure(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element", at: p)
+                    throw failure(
+                        isObject
+                            ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element",
+                        at: p)
                 }
                 let c = p.pointee
                 if c == UInt8(ascii: ",") {
@@ -245,7 +248,10 @@ private struct JSONReader {
                     continue value
                 }
                 guard c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
-                    throw failure(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element", at: p)
+                    throw failure(
+                        isObject
+                            ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element",
+                        at: p)
                 }
                 p += 1
                 let frame = stack.removeLast()
@@ -307,7 +313,7 @@ private struct JSONReader {
         var p = self.p + 1
         defer { self.p = p }
         let start = p
-        var escaped = false  // whether `scratch` holds the string so far, up to `runStart`
+        var escaped = false // whether `scratch` holds the string so far, up to `runStart`
         var runStart = p
         while true {
             // A plain run: 8 bytes at a time until a byte that is '"', '\\', a control character or non-ASCII.
@@ -388,7 +394,8 @@ private struct JSONReader {
             let rest = end - p
             guard rest >= 6, p[0] == UInt8(ascii: "\\"), p[1] == UInt8(ascii: "u") else {
                 // A high surrogate at the end of a text cut short may yet have been followed by its low one.
-                let prefix = rest < 6 && (rest == 0 || p[0] == UInt8(ascii: "\\") && (rest == 1 || p[1] == UInt8(ascii: "u")))
+                let prefix =
+                    rest < 6 && (rest == 0 || p[0] == UInt8(ascii: "\\") && (rest == 1 || p[1] == UInt8(ascii: "u")))
                 throw loneSurrogate(at: escapeStart, mayContinue: prefix)
             }
             let low = try hex4(p + 2)

@@ -24,20 +24,10 @@ struct BinaryPlistReader {
         var maxObjects: Int
         /// Most bytes of JSON text the value may take. More is `limitExceeded`.
         var maxValueBytes: Int
-
-        init(maxDepth: Int, maxObjects: Int, maxValueBytes: Int) {
-            self.maxDepth = maxDepth
-            self.maxObjects = maxObjects
-            self.maxValueBytes = maxValueBytes
-        }
     }
 
     /// The bounds applied to every `read`.
     var limits: Limits
-
-    init(limits: Limits) {
-        self.limits = limits
-    }
 
     /// Writes the value; on error throws and leaves `output` exactly as it was on entry (rollback to the mark).
     ///
@@ -82,18 +72,21 @@ private struct BinaryPlistLayout {
     init(_ body: UnsafeBufferPointer<UInt8>) throws(RecordError) {
         let length = body.count
         guard let base = body.baseAddress, length >= 8 else {
-            throw RecordError(.invalidPropertyList, "binary property list: shorter than its 8-byte header",
-                              location: .init(offset: 0))
+            throw RecordError(
+                .invalidPropertyList, "binary property list: shorter than its 8-byte header",
+                location: .init(offset: 0))
         }
         // "bplist00", first byte lowest.
         let magic: UInt64 = 0x3030_7473_696C_7062
         guard UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) == magic else {
-            throw RecordError(.invalidPropertyList, "binary property list: header is not \"bplist00\"",
-                              location: .init(offset: 0))
+            throw RecordError(
+                .invalidPropertyList, "binary property list: header is not \"bplist00\"",
+                location: .init(offset: 0))
         }
         guard length >= 8 + 32 else {
-            throw RecordError(.invalidPropertyList, "binary property list: truncated, no room for the 32-byte trailer",
-                              location: .init(offset: length))
+            throw RecordError(
+                .invalidPropertyList, "binary property list: truncated, no room for the 32-byte trailer",
+                location: .init(offset: length))
         }
         let trailer = length - 32
         let offsetSize = Int(base[trailer + 6])
@@ -124,9 +117,10 @@ private struct BinaryPlistLayout {
         for _ in 0..<count {
             let offset = readBigEndian(base, position, offsetSize)
             guard offset >= 8, offset < tableOffset else {
-                throw RecordError(.invalidPropertyList,
-                                  "binary property list: object offset \(offset) is outside the object area",
-                                  location: .init(offset: position))
+                throw RecordError(
+                    .invalidPropertyList,
+                    "binary property list: object offset \(offset) is outside the object area",
+                    location: .init(offset: position))
             }
             position &+= offsetSize
         }
@@ -199,8 +193,10 @@ private struct BinaryPlistWalker {
     var syncStart: UnsafeMutablePointer<UInt8>
     var syncCount: Int
 
-    init(layout: BinaryPlistLayout, output: OutputBuffer, mark: Int, limits: BinaryPlistReader.Limits,
-         onPath: UnsafeMutablePointer<UInt64>, frames: UnsafeMutablePointer<Frame>) {
+    init(
+        layout: BinaryPlistLayout, output: OutputBuffer, mark: Int, limits: BinaryPlistReader.Limits,
+        onPath: UnsafeMutablePointer<UInt64>, frames: UnsafeMutablePointer<Frame>
+    ) {
         self.layout = layout
         self.base = layout.base
         self.dataEnd = layout.dataEnd
@@ -319,8 +315,9 @@ private struct BinaryPlistWalker {
     }
 
     func valueTooLarge(at offset: Int) -> RecordError {
-        RecordError(.limitExceeded, "binary property list: JSON text exceeds the limit of \(maxValueBytes) bytes",
-                    location: .init(offset: offset))
+        RecordError(
+            .limitExceeded, "binary property list: JSON text exceeds the limit of \(maxValueBytes) bytes",
+            location: .init(offset: offset))
     }
 
     /// Validates a reference, counts the object against the budget and returns its offset.
@@ -330,9 +327,10 @@ private struct BinaryPlistWalker {
         }
         emitted += 1
         guard emitted <= maxObjects else {
-            throw RecordError(.limitExceeded,
-                              "binary property list: more than \(maxObjects) objects (shared ones count once per use)",
-                              location: .init(offset: from))
+            throw RecordError(
+                .limitExceeded,
+                "binary property list: more than \(maxObjects) objects (shared ones count once per use)",
+                location: .init(offset: from))
         }
         return layout.offset(of: Int(truncatingIfNeeded: reference))
     }
@@ -401,8 +399,9 @@ private struct BinaryPlistWalker {
             ensure(PlistText.maxDecimalBytes)
             switch size {
             case 16:
-                cursor += PlistText.writeDecimal(high: Int64(bitPattern: readBigEndian(base, p, 8)),
-                                                 low: readBigEndian(base, p &+ 8, 8), to: cursor)
+                cursor += PlistText.writeDecimal(
+                    high: Int64(bitPattern: readBigEndian(base, p, 8)),
+                    low: readBigEndian(base, p &+ 8, 8), to: cursor)
             case 8:
                 cursor += PlistText.writeDecimal(Int64(bitPattern: readBigEndian(base, p, 8)), to: cursor)
             default:
@@ -471,8 +470,9 @@ private struct BinaryPlistWalker {
     /// Opens an array, set or dictionary: checks depth, cycles and bounds, writes `[` or `{` and pushes a frame.
     mutating func open(_ object: Int, at offset: Int, low: Int, isDictionary: Bool) throws(RecordError) {
         guard depth < maxDepth else {
-            throw RecordError(.limitExceeded, "binary property list: nesting deeper than \(maxDepth)",
-                              location: .init(offset: offset))
+            throw RecordError(
+                .limitExceeded, "binary property list: nesting deeper than \(maxDepth)",
+                location: .init(offset: offset))
         }
         let bit: UInt64 = 1 &<< UInt64(object & 63)
         guard onPath[object >> 6] & bit == 0 else {
@@ -481,9 +481,10 @@ private struct BinaryPlistWalker {
         let (count, payload) = try length(at: offset, low: low)
         try checkPayload(payload, count: count, unit: isDictionary ? refSize &* 2 : refSize, at: offset)
         onPath[object >> 6] |= bit
-        frames[depth] = Frame(object: object, offset: offset, next: payload, remaining: count,
-                              valueDistance: isDictionary ? count &* refSize : 0, isDictionary: isDictionary,
-                              isFirst: true)
+        frames[depth] = Frame(
+            object: object, offset: offset, next: payload, remaining: count,
+            valueDistance: isDictionary ? count &* refSize : 0, isDictionary: isDictionary,
+            isFirst: true)
         depth += 1
         put(isDictionary ? UInt8(ascii: "{") : UInt8(ascii: "["))
     }
@@ -530,10 +531,16 @@ private struct BinaryPlistWalker {
                 i += 1
                 var scalar = unit
                 if unit >= 0xD800 && unit < 0xDC00 {
-                    guard i < units else { output.rollback(to: mark); return false }
+                    guard i < units else {
+                        output.rollback(to: mark)
+                        return false
+                    }
                     let low = UInt32(source[2 &* i]) &<< 8 | UInt32(source[2 &* i &+ 1])
-                    guard low >= 0xDC00 && low < 0xE000 else { output.rollback(to: mark); return false }
-                    i += 1  // a pair may cross `stop`; it is finished here all the same
+                    guard low >= 0xDC00 && low < 0xE000 else {
+                        output.rollback(to: mark)
+                        return false
+                    }
+                    i += 1 // a pair may cross `stop`; it is finished here all the same
                     scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                 } else if unit >= 0xDC00 && unit < 0xE000 {
                     output.rollback(to: mark)
@@ -598,7 +605,8 @@ private let highBits: UInt64 = 0x8080_8080_8080_8080
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quote = word ^ (ones &* 0x22)
     let backslash = word ^ (ones &* 0x5C)
-    return (word | ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote)
+    return
+        (word | ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote)
         | ((backslash &- ones) & ~backslash)) & highBits
 }
 
@@ -636,8 +644,10 @@ private let lowerHexDigits: StaticString = "0123456789abcdef"
 /// Writes `count` ASCII bytes as a quoted JSON string at `out` (room for `6 * count + 2` bytes) and returns the end,
 /// or `nil` when a byte is 0x80 or more.
 @inline(__always)
-private func writeASCIIJSONString(_ source: UnsafePointer<UInt8>, count n: Int,
-                                  to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>? {
+private func writeASCIIJSONString(
+    _ source: UnsafePointer<UInt8>, count n: Int,
+    to out: UnsafeMutablePointer<UInt8>
+) -> UnsafeMutablePointer<UInt8>? {
     var o = out
     o.pointee = UInt8(ascii: "\"")
     o += 1
@@ -678,8 +688,10 @@ private func writeASCIIJSONString(_ source: UnsafePointer<UInt8>, count n: Int,
 /// Writes `units` UTF-16 code units, stored big-endian at `source`, as a quoted UTF-8 JSON string at `out` (room for
 /// `6 * units + 2` bytes) and returns the end, or `nil` when the text has an unpaired surrogate.
 @inline(__always)
-private func writeUTF16JSONString(_ source: UnsafePointer<UInt8>, units: Int,
-                                  to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>? {
+private func writeUTF16JSONString(
+    _ source: UnsafePointer<UInt8>, units: Int,
+    to out: UnsafeMutablePointer<UInt8>
+) -> UnsafeMutablePointer<UInt8>? {
     var o = out
     o.pointee = UInt8(ascii: "\"")
     o += 1
@@ -689,8 +701,10 @@ private func writeUTF16JSONString(_ source: UnsafePointer<UInt8>, units: Int,
         while units &- i >= 4 {
             let word = UInt64(bigEndian: UnsafeRawPointer(source + 2 &* i).loadUnaligned(as: UInt64.self))
             guard word & 0xFF80_FF80_FF80_FF80 == 0 else { break }
-            let b0 = UInt8(truncatingIfNeeded: word &>> 48), b1 = UInt8(truncatingIfNeeded: word &>> 32)
-            let b2 = UInt8(truncatingIfNeeded: word &>> 16), b3 = UInt8(truncatingIfNeeded: word)
+            let b0 = UInt8(truncatingIfNeeded: word &>> 48)
+            let b1 = UInt8(truncatingIfNeeded: word &>> 32)
+            let b2 = UInt8(truncatingIfNeeded: word &>> 16)
+            let b3 = UInt8(truncatingIfNeeded: word)
             guard isPlain(b0), isPlain(b1), isPlain(b2), isPlain(b3) else { break }
             o[0] = b0
             o[1] = b1

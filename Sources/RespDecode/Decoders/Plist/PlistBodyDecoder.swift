@@ -19,11 +19,13 @@ public struct PlistBodyDecoder: BodyDecoder {
     ) throws(RecordError) -> Bool {
         if Self.isNoContent(body) { return false }
         let limits = context.options.limits
-        if body.count >= 6 && body[0] == UInt8(ascii: "b") && body[1] == UInt8(ascii: "p") && body[2] == UInt8(ascii: "l")
+        if body.count >= 6 && body[0] == UInt8(ascii: "b") && body[1] == UInt8(ascii: "p")
+            && body[2] == UInt8(ascii: "l")
             && body[3] == UInt8(ascii: "i") && body[4] == UInt8(ascii: "s") && body[5] == UInt8(ascii: "t")
         {
             let reader = BinaryPlistReader(
-                limits: .init(maxDepth: limits.maxDepth, maxObjects: limits.maxPlistObjects,
+                limits: .init(
+                    maxDepth: limits.maxDepth, maxObjects: limits.maxPlistObjects,
                     maxValueBytes: limits.maxValueBytes))
             try reader.read(body, into: output)
             return true
@@ -34,7 +36,8 @@ public struct PlistBodyDecoder: BodyDecoder {
         }
         let reader = XMLPlistReader(
             output: output,
-            limits: .init(maxDepth: limits.maxDepth, maxObjects: limits.maxPlistObjects,
+            limits: .init(
+                maxDepth: limits.maxDepth, maxObjects: limits.maxPlistObjects,
                 maxValueBytes: limits.maxValueBytes))
         try reader.read(body, encoding: context.charset, warnings: &context.warnings)
         return true
@@ -48,11 +51,17 @@ public struct PlistBodyDecoder: BodyDecoder {
         var low = 0
         var start = 0
         func has(_ prefix: [UInt8]) -> Bool { body.count >= prefix.count && zip(body, prefix).allSatisfy { $0 == $1 } }
-        if has([0x00, 0x00, 0xFE, 0xFF]) { (width, low, start) = (4, 3, 4) }
-        else if has([0xFF, 0xFE, 0x00, 0x00]) { (width, low, start) = (4, 0, 4) }
-        else if has([0xFE, 0xFF]) { (width, low, start) = (2, 1, 2) }
-        else if has([0xFF, 0xFE]) { (width, low, start) = (2, 0, 2) }
-        else if has([0xEF, 0xBB, 0xBF]) { start = 3 }
+        if has([0x00, 0x00, 0xFE, 0xFF]) {
+            (width, low, start) = (4, 3, 4)
+        } else if has([0xFF, 0xFE, 0x00, 0x00]) {
+            (width, low, start) = (4, 0, 4)
+        } else if has([0xFE, 0xFF]) {
+            (width, low, start) = (2, 1, 2)
+        } else if has([0xFF, 0xFE]) {
+            (width, low, start) = (2, 0, 2)
+        } else if has([0xEF, 0xBB, 0xBF]) {
+            start = 3
+        }
         var i = start
         while i + width <= body.count {
             // A character outside ASCII cannot start either format's syntax.

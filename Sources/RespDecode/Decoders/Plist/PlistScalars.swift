@@ -200,7 +200,8 @@ enum PlistText {
         }
         // Split into base-10^19 chunks, least significant first; 2^127 needs at most three.
         let chunkBase: UInt64 = 10_000_000_000_000_000_000
-        var low0: UInt64 = 0, low1: UInt64 = 0
+        var low0: UInt64 = 0
+        var low1: UInt64 = 0
         var chunkCount = 0
         while hi != 0 {
             let quotientHigh = hi / chunkBase
@@ -263,7 +264,11 @@ func parsePlistXMLDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     }
     guard let year = number(4) else { return nil }
     // The optional groups nest, so each one is tried only when the one before it matched.
-    var month: Int?, day: Int?, hour: Int?, minute: Int?, second: Int?
+    var month: Int?
+    var day: Int?
+    var hour: Int?
+    var minute: Int?
+    var second: Int?
     month = field(after: UInt8(ascii: "-"))
     if month != nil { day = field(after: UInt8(ascii: "-")) }
     if day != nil { hour = field(after: UInt8(ascii: "T")) }
@@ -271,7 +276,9 @@ func parsePlistXMLDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     if minute != nil { second = field(after: UInt8(ascii: ":")) }
     guard i < n, bytes[i] == UInt8(ascii: "Z") else { return nil }
     guard let month, let day else { return nil }
-    let h = hour ?? 0, m = minute ?? 0, s = second ?? 0
+    let h = hour ?? 0
+    let m = minute ?? 0
+    let s = second ?? 0
     guard year >= 1, (1...12).contains(month), day >= 1, day <= PlistCalendar.daysInMonth(month, year: year),
         h < 24, m < 60, s < 60
     else { return nil }

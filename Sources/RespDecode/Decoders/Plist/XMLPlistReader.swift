@@ -281,8 +281,10 @@ final class XMLPlistReader: XMLEventSink {
         for i in 0..<symbols {
             quad = quad << 6 | UInt32(base64Values[Int(out.base[mark + i])])
             if i % 4 == 3 {
-                decoded += [UInt8(truncatingIfNeeded: quad >> 16), UInt8(truncatingIfNeeded: quad >> 8),
-                    UInt8(truncatingIfNeeded: quad)]
+                decoded += [
+                    UInt8(truncatingIfNeeded: quad >> 16), UInt8(truncatingIfNeeded: quad >> 8),
+                    UInt8(truncatingIfNeeded: quad),
+                ]
                 quad = 0
             }
         }
@@ -325,7 +327,9 @@ private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
     }
     var radix: UInt64 = 10
     // Hexadecimal only without a sign or leading white space, as plistlib reads it.
-    if i == 0, bytes.baseAddress == raw.baseAddress, i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x") {
+    if i == 0, bytes.baseAddress == raw.baseAddress,
+        i + 1 < bytes.count && bytes[i] == UInt8(ascii: "0") && (bytes[i + 1] | 0x20) == UInt8(ascii: "x")
+    {
         radix = 16
         i += 2
     }
@@ -367,10 +371,16 @@ private func parseReal(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
     // Digits, at most one point, then an optional exponent: nothing else reaches Double's parser (which would also
     // take hexadecimal floats).
     var digits = 0
-    while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1; digits += 1 }
+    while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+        i += 1
+        digits += 1
+    }
     if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
         i += 1
-        while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1; digits += 1 }
+        while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+            i += 1
+            digits += 1
+        }
     }
     guard digits > 0 else { return nil }
     if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {

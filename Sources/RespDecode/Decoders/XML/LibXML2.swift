@@ -59,9 +59,10 @@ struct XMLElementStart {
     }
 
     /// The `i`th attribute: its prefix, local name and (normalized, entity-substituted) value.
-    func attribute(at i: Int) -> (prefix: UnsafeBufferPointer<UInt8>?, localName: UnsafeBufferPointer<UInt8>,
-        value: UnsafeBufferPointer<UInt8>)
-    {
+    func attribute(at i: Int) -> (
+        prefix: UnsafeBufferPointer<UInt8>?, localName: UnsafeBufferPointer<UInt8>,
+        value: UnsafeBufferPointer<UInt8>
+    ) {
         let fields = attributes! + 5 * i
         let start = fields[3]!
         let value = UnsafeBufferPointer(start: start, count: fields[4]! - start)
@@ -130,10 +131,13 @@ enum LibXML2 {
 
     /// Parses `body` as one XML document, sending its events to `sink`.
     /// - Parameters:
+    ///   - body: the document's bytes.
     ///   - encoding: an encoding to use instead of the document's own declaration (a `charset` parameter, RFC 7303
     ///     §3); ignored when the body starts with a byte order mark. An encoding libxml2 does not know gives a
     ///     warning and is ignored.
+    ///   - sink: receives the document's events.
     ///   - warnings: libxml2's warnings and recoverable errors (namespace errors, refused external entities, …).
+    /// - Returns: how parsing ended: parsed, stopped by the sink, not well-formed, or past a bound of this file.
     static func parse(
         _ body: UnsafeBufferPointer<UInt8>, encoding: String?, sink: XMLEventSink, warnings: inout [String]
     ) -> Outcome {
@@ -160,9 +164,13 @@ enum LibXML2 {
         guard let base = body.baseAddress, !body.isEmpty else {
             return .failed(XMLParseFailure(message: "Document is empty", line: 1, column: 1, offset: 0))
         }
-        guard let ctxt = base.withMemoryRebound(to: CChar.self, capacity: body.count, {
-            xmlCreateMemoryParserCtxt($0, Int32(body.count))
-        }) else {
+        guard
+            let ctxt = base.withMemoryRebound(
+                to: CChar.self, capacity: body.count,
+                {
+                    xmlCreateMemoryParserCtxt($0, Int32(body.count))
+                })
+        else {
             return .failed(XMLParseFailure(message: "out of memory", line: 0, column: 0, offset: 0))
         }
         defer {
@@ -201,9 +209,11 @@ enum LibXML2 {
         if let message = session.limitExceeded { return .limitExceeded(message) }
         if session.stoppedBySink { return .stoppedBySink }
         if ctxt.pointee.wellFormed == 0 || session.failure != nil {
-            var failure = session.failure ?? XMLParseFailure(
-                message: "not well-formed", line: Int(ctxt.pointee.input?.pointee.line ?? 0),
-                column: Int(ctxt.pointee.input?.pointee.col ?? 0), offset: 0)
+            var failure =
+                session.failure
+                ?? XMLParseFailure(
+                    message: "not well-formed", line: Int(ctxt.pointee.input?.pointee.line ?? 0),
+                    column: Int(ctxt.pointee.input?.pointee.col ?? 0), offset: 0)
             // An encoding error reaches only the generic handler; the parser then reports a consequence ("Premature
             // end of data…"). The encoding error says what really happened.
             if let conversion = lastGenericError(), conversion.contains("conversion failed") {
@@ -262,14 +272,20 @@ enum LibXML2 {
 /// ASCII-compatible bytes (UTF-32 is transcoded before this runs).
 enum AttributeScan {
     static func exceeds(_ limit: Int, in body: UnsafeBufferPointer<UInt8>, encoding: String?) -> Bool {
-        guard body.count > 2 * limit else { return false }  // each attribute takes at least `a=""`
+        guard body.count > 2 * limit else { return false } // each attribute takes at least `a=""`
         let label = encoding?.lowercased() ?? ""
         var bigEndian: Bool?
-        if body[0] == 0xFE && body[1] == 0xFF { bigEndian = true }
-        else if body[0] == 0xFF && body[1] == 0xFE { bigEndian = false }
-        else if label == "utf-16be" || label == "unicodefffe" { bigEndian = true }
-        else if label == "utf-16le" { bigEndian = false }
-        else { bigEndian = utf16ByteOrder(ofFirstCharacterIn: body) }
+        if body[0] == 0xFE && body[1] == 0xFF {
+            bigEndian = true
+        } else if body[0] == 0xFF && body[1] == 0xFE {
+            bigEndian = false
+        } else if label == "utf-16be" || label == "unicodefffe" {
+            bigEndian = true
+        } else if label == "utf-16le" {
+            bigEndian = false
+        } else {
+            bigEndian = utf16ByteOrder(ofFirstCharacterIn: body)
+        }
         if let bigEndian {
             let high = bigEndian ? 0 : 1
             let narrowed = (0..<body.count / 2).map { k -> UInt8 in
@@ -278,8 +294,10 @@ enum AttributeScan {
             }
             return narrowed.withUnsafeBufferPointer { scan($0, limit: limit) }
         }
-        let ebcdic = (body.count >= 4 && body[0] == 0x4C && body[1] == 0x6F && body[2] == 0xA7 && body[3] == 0x94)
-            || label.hasPrefix("ebcdic") || label.hasPrefix("ibm0") || label.hasPrefix("ibm-0") || label.hasPrefix("cp0")
+        let ebcdic =
+            (body.count >= 4 && body[0] == 0x4C && body[1] == 0x6F && body[2] == 0xA7 && body[3] == 0x94)
+            || label.hasPrefix("ebcdic") || label.hasPrefix("ibm0") || label.hasPrefix("ibm-0")
+            || label.hasPrefix("cp0")
             || ["ibm37", "ibm500", "ibm1047", "cp500", "cp1047", "ibm-500", "ibm-1047"].contains(label)
         if ebcdic {
             let narrowed = body.map { ebcdicToASCII[Int($0)] }
@@ -331,7 +349,9 @@ enum AttributeScan {
                     // A declaration: to its `>`, quoted literals skipped (`[` of an internal subset ends nothing).
                     var k = open + 2
                     while k < n && body[k] != UInt8(ascii: ">") && body[k] != UInt8(ascii: "[") {
-                        if body[k] == UInt8(ascii: "\"") || body[k] == UInt8(ascii: "'") { k = find(body[k], from: k + 1) }
+                        if body[k] == UInt8(ascii: "\"") || body[k] == UInt8(ascii: "'") {
+                            k = find(body[k], from: k + 1)
+                        }
                         k += 1
                     }
                     i = k + 1
@@ -344,7 +364,7 @@ enum AttributeScan {
                 // A start tag: count `name = "` up to its `>`.
                 var count = 0
                 var k = open + 2
-                var lastNameEnd = false  // the last non-space byte before here ends a name
+                var lastNameEnd = false // the last non-space byte before here ends a name
                 while k < n {
                     let b = body[k]
                     if b == UInt8(ascii: ">") || b == UInt8(ascii: "<") { break }
@@ -371,7 +391,9 @@ enum AttributeScan {
         }
     }
 
-    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
+    }
 
     @inline(__always) private static func isNameStart(_ c: UInt8) -> Bool {
         c >= 0x80 || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x5F || c == 0x3A
@@ -478,7 +500,9 @@ private func lastGenericError() -> String? {
 /// external entity loader is process-wide) never take that parse's `_private` for a session.
 /// A fixed bit pattern rather than an allocated address: a global `let` is initialised lazily, and its `swift_once`
 /// check on every callback showed in profiles. libxml2 leaves `_private` NULL in handlers it makes.
-@inline(__always) private var sessionMarker: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 0x7265_7370)! }
+@inline(__always) private var sessionMarker: UnsafeMutableRawPointer {
+    UnsafeMutableRawPointer(bitPattern: 0x7265_7370)!
+}
 
 /// The session of the parse `ctxt` belongs to, if it is one of ours.
 @inline(__always)
@@ -537,8 +561,9 @@ private final class SAXSession {
         guard always || ctx != UnsafeMutableRawPointer(context) else { return true }
         entityExpansion &+= bytes
         guard entityExpansion > maxEntityExpansion else { return true }
-        stop(exceeding: "entity references, default attributes and namespaces expand to more than "
-            + "\(maxEntityExpansion) bytes (1 MiB plus 10 times the body, at most 64 MiB)")
+        stop(
+            exceeding: "entity references, default attributes and namespaces expand to more than "
+                + "\(maxEntityExpansion) bytes (1 MiB plus 10 times the body, at most 64 MiB)")
         return false
     }
 
@@ -549,8 +574,10 @@ private final class SAXSession {
         guard length > 2 * LibXML2.maxAttributesPerElement, let content = entity.pointee.content,
             scannedEntities.insert(UnsafeMutableRawPointer(entity)).inserted
         else { return true }
-        guard AttributeScan.exceeds(LibXML2.maxAttributesPerElement,
-            in: UnsafeBufferPointer(start: content, count: length), encoding: "UTF-8")
+        guard
+            AttributeScan.exceeds(
+                LibXML2.maxAttributesPerElement,
+                in: UnsafeBufferPointer(start: content, count: length), encoding: "UTF-8")
         else { return true }
         stop(exceeding: "a start tag in entity text has more than \(LibXML2.maxAttributesPerElement) attributes")
         return false
@@ -582,7 +609,8 @@ private func startElementCallback(
     withActiveSession(ctx) { session in
         // An element costs at least its name and punctuation in the value; 16 bytes stands for that.
         guard session.countExpansion(16 + 8 * Int(attributeCount), in: ctx) else { return }
-        // Namespace URIs are written with every element (docs/output.md#xml), so a long one on many elements amplifies like an
+        // Namespace URIs are written with every element (docs/output.md#xml), so a long one on many elements amplifies
+        // like an
         // entity: they count, wherever the element is.
         var namespaceBytes = 0
         if let uri { namespaceBytes += strlen(UnsafeRawPointer(uri).assumingMemoryBound(to: CChar.self)) }
@@ -702,7 +730,7 @@ private func attributeDeclCallback(
         }
         guard allowed else {
             xmlStopParser(ctxt)
-            if let tree { xmlFreeEnumeration(tree) }  // the handler would have taken it
+            if let tree { xmlFreeEnumeration(tree) } // the handler would have taken it
             return
         }
     }

@@ -230,7 +230,8 @@ public struct HARFramer: RecordFramer {
         }
         guard c == UInt8(ascii: "{") else {
             return fail(
-                .malformedRecord, "expected a HAR document (a JSON object with a 'log' member), found \(describe(position))",
+                .malformedRecord,
+                "expected a HAR document (a JSON object with a 'log' member), found \(describe(position))",
                 at: position)
         }
         restartCapture()
@@ -254,7 +255,8 @@ public struct HARFramer: RecordFramer {
             return closeObject(level)
         }
         let expected = first ? "a string key or '}'" : "a string key after ','"
-        return fail(.malformedRecord, "expected \(expected) in \(name(of: level)), found \(describe(position))", at: position)
+        return fail(
+            .malformedRecord, "expected \(expected) in \(name(of: level)), found \(describe(position))", at: position)
     }
 
     private mutating func stepKeyString(_ level: Level) -> Bool {
@@ -288,7 +290,9 @@ public struct HARFramer: RecordFramer {
     private mutating func stepColon(_ level: Level, _ member: Member) -> Bool {
         guard let c = nextSignificantByte() else { return waitOrTruncate() }
         guard c == UInt8(ascii: ":") else {
-            return fail(.malformedRecord, "expected ':' after a key in \(name(of: level)), found \(describe(position))", at: position)
+            return fail(
+                .malformedRecord, "expected ':' after a key in \(name(of: level)), found \(describe(position))",
+                at: position)
         }
         consume(to: position + 1)
         phase = .value(level, member)
@@ -317,7 +321,9 @@ public struct HARFramer: RecordFramer {
             return true
         case .other:
             guard scanner.begin(c) else {
-                return fail(.malformedRecord, "expected a JSON value in \(name(of: level)), found \(describe(position))", at: position)
+                return fail(
+                    .malformedRecord, "expected a JSON value in \(name(of: level)), found \(describe(position))",
+                    at: position)
             }
             consume(to: position + 1)
             phase = .skip(level)
@@ -351,7 +357,8 @@ public struct HARFramer: RecordFramer {
             consume(to: position + 1)
             return closeObject(level)
         }
-        return fail(.malformedRecord, "expected ',' or '}' in \(name(of: level)), found \(describe(position))", at: position)
+        return fail(
+            .malformedRecord, "expected ',' or '}' in \(name(of: level)), found \(describe(position))", at: position)
     }
 
     private mutating func closeObject(_ level: Level) -> Bool {
@@ -382,7 +389,8 @@ public struct HARFramer: RecordFramer {
         }
         guard scanner.begin(c) else {
             let expected = first ? "an entry or ']'" : "an entry after ','"
-            return fail(.malformedRecord, "expected \(expected) in 'entries', found \(describe(position))", at: position)
+            return fail(
+                .malformedRecord, "expected \(expected) in 'entries', found \(describe(position))", at: position)
         }
         restartCapture()
         valueStart = offset(of: position)
@@ -409,12 +417,14 @@ public struct HARFramer: RecordFramer {
                         offset: valueStart,
                         error: RecordError(
                             .limitExceeded,
-                            "entry \(entryIndex) is \(length) bytes, longer than \(entryCap) (2 × maxBodyBytes + maxHeaderBytes)"),
+                            "entry \(entryIndex) is \(length) bytes, longer than \(entryCap) (2 × maxBodyBytes + maxHeaderBytes)"
+                        ),
                         excerpt: capture, bytes: length))
             } else {
                 let parsed = input.withUnsafeBufferPointer { all in
                     Result { () throws(JSONValue.ParseError) in
-                        try JSONValue.parse(UnsafeBufferPointer(rebasing: all[position..<end]), maxDepth: limits.maxDepth)
+                        try JSONValue.parse(
+                            UnsafeBufferPointer(rebasing: all[position..<end]), maxDepth: limits.maxDepth)
                     }
                 }
                 consume(to: end)
@@ -441,7 +451,9 @@ public struct HARFramer: RecordFramer {
             phase = .next(.log)
             return true
         }
-        return fail(.malformedRecord, "expected ',' or ']' after entry \(entryIndex - 1), found \(describe(position))", at: position)
+        return fail(
+            .malformedRecord, "expected ',' or ']' after entry \(entryIndex - 1), found \(describe(position))",
+            at: position)
     }
 
     private mutating func stepAfter() -> Bool {
@@ -450,7 +462,8 @@ public struct HARFramer: RecordFramer {
             phase = .done
             return false
         }
-        return fail(.malformedRecord, "unexpected content after the HAR document, found \(describe(position))", at: position)
+        return fail(
+            .malformedRecord, "unexpected content after the HAR document, found \(describe(position))", at: position)
     }
 
     private mutating func stepFailed(_ error: RecordError) -> Bool {
@@ -465,7 +478,9 @@ public struct HARFramer: RecordFramer {
 
     /// A broken document: the pending failure starts at the error (or, with `fromCaptureStart`, where the capture
     /// began: the entry the error is in) and takes the rest of the input.
-    private mutating func fail(_ code: RecordError.Code, _ message: String, at index: Int, fromCaptureStart: Bool = false) -> Bool {
+    private mutating func fail(
+        _ code: RecordError.Code, _ message: String, at index: Int, fromCaptureStart: Bool = false
+    ) -> Bool {
         let errorOffset = offset(of: index)
         if !fromCaptureStart {
             consume(to: max(position, min(index, input.writerIndex)))
@@ -609,7 +624,9 @@ struct ValueScanner {
     /// Scans `base[index..<count]`, moving `index` to where the next call must resume.
     mutating func scan(_ input: UnsafeBufferPointer<UInt8>, from index: inout Int, finished: Bool) -> Outcome {
         let count = input.count
-        guard let base = input.baseAddress, index < count else { return scalar && finished ? .complete(index) : .needMore }
+        guard let base = input.baseAddress, index < count else {
+            return scalar && finished ? .complete(index) : .needMore
+        }
         var i = index
         defer { index = i }
         if scalar {
@@ -663,7 +680,8 @@ struct ValueScanner {
                     let isObject = kinds[depth >> 6] >> UInt64(depth & 63) & 1 != 0
                     guard isObject == (c == UInt8(ascii: "}")) else {
                         depth += 1
-                        return .invalid(i, "expected \(isObject ? "',' or '}'" : "',' or ']'"), found \(describeByte(c))")
+                        return .invalid(
+                            i, "expected \(isObject ? "',' or '}'" : "',' or ']'"), found \(describeByte(c))")
                     }
                 }
                 i += 1
@@ -692,7 +710,9 @@ enum HAREntry {
         func failure(_ code: RecordError.Code, _ message: String, location: Int64? = nil) -> FramedItem {
             .failure(
                 FramingFailure(
-                    offset: offset, error: RecordError(code, "entry \(index): \(message)", location: location.map { .init(offset: $0) }),
+                    offset: offset,
+                    error: RecordError(
+                        code, "entry \(index): \(message)", location: location.map { .init(offset: $0) }),
                     status: status, headers: headers, excerpt: excerpt, bytes: length, url: url, method: method))
         }
 
@@ -742,7 +762,8 @@ enum HAREntry {
                 switch item {
                 case .object:
                     guard let name = item["name"]?.stringValue, let value = item["value"]?.stringValue else {
-                        return failure(.malformedRecord, "response.headers[\(position)] has no string 'name' and 'value'")
+                        return failure(
+                            .malformedRecord, "response.headers[\(position)] has no string 'name' and 'value'")
                     }
                     fields.append(name: name, value: value)
                 case .array(let pair):
@@ -779,7 +800,8 @@ enum HAREntry {
             switch content["text"] {
             case nil, .null?: text = nil
             case .string(let value)?: text = value
-            case let other?: return failure(.malformedRecord, "response.content.text is \(other.typeName), expected a string")
+            case let other?:
+                return failure(.malformedRecord, "response.content.text is \(other.typeName), expected a string")
             }
             var base64 = false
             switch content["encoding"] {
@@ -794,12 +816,17 @@ enum HAREntry {
                 return failure(.malformedRecord, "response.content.encoding is \(other.typeName), expected a string")
             }
             if method == "HEAD" {
-                if let text, !text.isEmpty { warnings.append("a response to HEAD has no body: the recorded text is ignored") }
+                if let text, !text.isEmpty {
+                    warnings.append("a response to HEAD has no body: the recorded text is ignored")
+                }
             } else if let text {
                 if base64 {
                     // Refused before decoding: a body over the limit is not made only to be dropped.
                     guard text.utf8.count / 4 * 3 <= limits.maxBodyBytes else {
-                        return failure(.limitExceeded, "base64 body of about \(text.utf8.count / 4 * 3) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+                        return failure(
+                            .limitExceeded,
+                            "base64 body of about \(text.utf8.count / 4 * 3) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)"
+                        )
                     }
                     guard let decoded = BaseDecoding.base64(text, ignoringWhitespace: true) else {
                         return failure(.malformedRecord, "response.content.text is not valid base64")
@@ -808,7 +835,8 @@ enum HAREntry {
                 } else {
                     guard text.utf8.count <= limits.maxBodyBytes else {
                         return failure(
-                            .limitExceeded, "body of \(text.utf8.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+                            .limitExceeded,
+                            "body of \(text.utf8.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
                     }
                     body = Array(text.utf8)
                 }

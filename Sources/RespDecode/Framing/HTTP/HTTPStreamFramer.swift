@@ -47,7 +47,7 @@ public struct HTTPStreamFramer: RecordFramer {
     private var record: ResponseRecord?
     private var body: [UInt8] = []
     private var bodyOverLimit = false
-    private var scanned = 0  // bytes past `position` already searched for the end of a field section
+    private var scanned = 0 // bytes past `position` already searched for the end of a field section
     private var afterUpgrade = false
     // The message's raw input from `messageStart`, up to `maxErrorBodyBytes`, for a failure's `body`: heads are
     // copied as they are parsed, chunked framing as it is read; a Content-Length or close-delimited body is `body`
@@ -139,7 +139,8 @@ public struct HTTPStreamFramer: RecordFramer {
                 let statuses = interimStatuses.map(String.init).joined(separator: ", ")
                 interimStatuses.removeAll()
                 emitFailure(
-                    RecordError(.truncatedRecord, "input ended after interim response \(statuses), before the final response"),
+                    RecordError(
+                        .truncatedRecord, "input ended after interim response \(statuses), before the final response"),
                     at: messageStart, status: nil, excerpt: excerpt, end: currentOffset)
                 return true
             }
@@ -164,7 +165,8 @@ public struct HTTPStreamFramer: RecordFramer {
         if afterUpgrade {
             message = "data after a 101 Switching Protocols response belongs to another protocol"
         } else {
-            message = "expected a status line starting with 'HTTP/1.', found \(quotedMismatch(input, at: position, expecting: "HTTP/1."))"
+            message =
+                "expected a status line starting with 'HTTP/1.', found \(quotedMismatch(input, at: position, expecting: "HTTP/1."))"
         }
         afterUpgrade = false
         beginResync(RecordError(.malformedRecord, message, location: .init(offset: currentOffset)))
@@ -173,7 +175,8 @@ public struct HTTPStreamFramer: RecordFramer {
 
     private mutating func stepHead() -> Bool {
         let found = findEmptyLine(firstLineMayBeEmpty: false)
-        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes) {
+        if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes)
+        {
             let error = RecordError(
                 .limitExceeded, "header section longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)",
                 location: .init(offset: currentOffset))
@@ -222,7 +225,9 @@ public struct HTTPStreamFramer: RecordFramer {
             if interimBytes > limits.maxHeaderBytes {
                 interimStatuses.removeAll()
                 emitFailure(
-                    RecordError(.limitExceeded, "interim responses longer than \(limits.maxHeaderBytes) bytes in all (maxHeaderBytes)"),
+                    RecordError(
+                        .limitExceeded,
+                        "interim responses longer than \(limits.maxHeaderBytes) bytes in all (maxHeaderBytes)"),
                     at: messageStart, status: nil, excerpt: excerpt, end: currentOffset)
             }
             return true
@@ -265,10 +270,12 @@ public struct HTTPStreamFramer: RecordFramer {
             }
             if chunkedCount > 1 { return failHead("chunked transfer coding applied more than once") }
             if !lengths.isEmpty {
-                return failHead("Transfer-Encoding '\(transferCodings.joined(separator: ", "))' together with Content-Length")
+                return failHead(
+                    "Transfer-Encoding '\(transferCodings.joined(separator: ", "))' together with Content-Length")
             }
             record?.warnings.append(
-                "transfer coding '\(transferCodings.joined(separator: ", "))' is not undone; the body runs to end of input")
+                "transfer coding '\(transferCodings.joined(separator: ", "))' is not undone; the body runs to end of input"
+            )
             state = .bodyToEnd
             return true
         }
@@ -280,7 +287,8 @@ public struct HTTPStreamFramer: RecordFramer {
                 // The failure covers the body as far as it is skipped: emitted when the skipping ends.
                 failure = FramingFailure(
                     offset: messageStart,
-                    error: RecordError(.limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
+                    error: RecordError(
+                        .limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
                     status: head.status, headers: head.fields, excerpt: excerpt)
                 record = nil
                 state = .discard(remaining: length)
@@ -522,7 +530,8 @@ public struct HTTPStreamFramer: RecordFramer {
     /// head): it starts at the message's first interim response, if any, and covers what is skipped from here.
     private mutating func beginResync(_ error: RecordError) {
         let folded = !interimStatuses.isEmpty
-        failure = FramingFailure(offset: folded ? messageStart : currentOffset, error: error, excerpt: folded ? excerpt : [])
+        failure = FramingFailure(
+            offset: folded ? messageStart : currentOffset, error: error, excerpt: folded ? excerpt : [])
         interimStatuses.removeAll()
         resyncOrigin = currentOffset
         state = .resync(checkHere: false)
@@ -641,7 +650,8 @@ public struct HTTPStreamFramer: RecordFramer {
         outbox.append(
             .failure(
                 FramingFailure(
-                    offset: offset, error: error, status: status, headers: headers, excerpt: kept, bytes: end - offset)))
+                    offset: offset, error: error, status: status, headers: headers, excerpt: kept, bytes: end - offset))
+        )
     }
 
     // MARK: - Field sections
@@ -673,7 +683,8 @@ public struct HTTPStreamFramer: RecordFramer {
     /// Where a search bounded by `maxHeaderBytes + extra` bytes from `position` must stop (no overflow, whatever
     /// the limit).
     private func scanLimit(extra: Int) -> Int {
-        limits.maxHeaderBytes >= available ? input.writerIndex : position + min(available, limits.maxHeaderBytes + extra)
+        limits.maxHeaderBytes >= available
+            ? input.writerIndex : position + min(available, limits.maxHeaderBytes + extra)
     }
 
 }

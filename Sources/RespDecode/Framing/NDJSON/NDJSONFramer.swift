@@ -1,5 +1,6 @@
 /*
- Frames ndjson input (docs/framings.md#ndjson): one JSON object per line, for line-oriented engines (Spark RDD.pipe, Hadoop
+ Frames ndjson input (docs/framings.md#ndjson): one JSON object per line, for line-oriented engines (Spark RDD.pipe,
+ Hadoop
  Streaming, GNU parallel --pipe), which split their input at line ends.
 
      {"status":200,"headers":[["Content-Type","application/json"]],"body":"{\"a\":1}","id":"r1"}
@@ -171,7 +172,8 @@ public struct NDJSONFramer: RecordFramer {
         if blank { return }
         let item = input.withUnsafeBufferPointer { all in
             NDJSONLine.item(
-                UnsafeBufferPointer(rebasing: all[start..<contentEnd]), raw: UnsafeBufferPointer(rebasing: all[start..<next]),
+                UnsafeBufferPointer(rebasing: all[start..<contentEnd]),
+                raw: UnsafeBufferPointer(rebasing: all[start..<next]),
                 offset: offset, terminated: terminated, limits: limits)
         }
         outbox.append(item)
@@ -270,7 +272,8 @@ enum NDJSONLine {
             case "digest":
                 switch member {
                 case .null: digest = nil
-                case .string(let verdict) where DigestCheck(rawValue: verdict) != nil: digest = DigestCheck(rawValue: verdict)
+                case .string(let verdict) where DigestCheck(rawValue: verdict) != nil:
+                    digest = DigestCheck(rawValue: verdict)
                 default: problem = problem ?? "'digest' is not \"ok\" or \"mismatch\""
                 }
             case "id":
@@ -295,11 +298,15 @@ enum NDJSONLine {
         var carried: (error: RecordError, bytes: Int64?)?
         switch errorValue {
         case nil, .null?:
-            if bodyBytesValue != nil && bodyBytesValue != .null { return failure(.malformedRecord, "'bodyBytes' without 'error'") }
+            if bodyBytesValue != nil && bodyBytesValue != .null {
+                return failure(.malformedRecord, "'bodyBytes' without 'error'")
+            }
         case let value?:
             guard let error = framingError(value) else {
-                return failure(.malformedRecord, "'error' is not an object with a framing error's 'code' (malformedRecord, "
-                    + "truncatedRecord or limitExceeded) and a string 'message'")
+                return failure(
+                    .malformedRecord,
+                    "'error' is not an object with a framing error's 'code' (malformedRecord, "
+                        + "truncatedRecord or limitExceeded) and a string 'message'")
             }
             var bytes: Int64?
             switch bodyBytesValue {
@@ -330,11 +337,15 @@ enum NDJSONLine {
 
         var fields = HeaderFields()
         if let value = headersValue {
-            do throws(FieldsProblem) { fields = try Self.fields(value, "headers") } catch { return failure(.malformedRecord, error.message) }
+            do throws(FieldsProblem) { fields = try Self.fields(value, "headers") } catch {
+                return failure(.malformedRecord, error.message)
+            }
         }
         var trailers: HeaderFields?
         if let value = trailersValue, value != .null {
-            do throws(FieldsProblem) { trailers = try Self.fields(value, "trailers") } catch { return failure(.malformedRecord, error.message) }
+            do throws(FieldsProblem) { trailers = try Self.fields(value, "trailers") } catch {
+                return failure(.malformedRecord, error.message)
+            }
         }
         headers = fields
 
@@ -344,13 +355,17 @@ enum NDJSONLine {
             break
         case (.string(let text), .null):
             guard text.utf8.count <= limits.maxBodyBytes else {
-                return failure(.limitExceeded, "body of \(text.utf8.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+                return failure(
+                    .limitExceeded, "body of \(text.utf8.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
             }
             body = Array(text.utf8)
         case (.null, .string(let text)):
             // Refused before decoding: a body over the limit is not made only to be dropped.
             guard text.utf8.count / 4 * 3 <= limits.maxBodyBytes else {
-                return failure(.limitExceeded, "base64 body of about \(text.utf8.count / 4 * 3) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
+                return failure(
+                    .limitExceeded,
+                    "base64 body of about \(text.utf8.count / 4 * 3) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)"
+                )
             }
             guard let decoded = BaseDecoding.base64(text, ignoringWhitespace: true) else {
                 return failure(.malformedRecord, "'bodyBase64' is not valid base64")
@@ -433,7 +448,8 @@ enum NDJSONLine {
                         fields.append(name: name, value: text)
                     }
                 default:
-                    throw FieldsProblem(message: "\(key)['\(name)'] is \(member.typeName), expected a string or an array of strings")
+                    throw FieldsProblem(
+                        message: "\(key)['\(name)'] is \(member.typeName), expected a string or an array of strings")
                 }
             }
         case let other:

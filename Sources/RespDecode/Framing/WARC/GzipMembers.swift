@@ -4,7 +4,8 @@
  one damaged member costs one record.
 
  The caller keeps the compressed input (a FramerInput: the stream runner's, read straight into) and pulls events,
- passing it to each call; the inflater consumes from it and keeps none of it between calls. The events: a member starts (at this compressed offset),
+ passing it to each call; the inflater consumes from it and keeps none of it between calls. The events: a member starts
+ (at this compressed offset),
  inflated bytes, a member ends (its CRC-32 and length checked by zlib), a member is corrupt (zlib's message), the input
  ended inside a member. After a corrupt member, inflating resumes at the next member header (1F 8B 08) after the point
  where zlib gave up. A header found that way which fails again is reported again, even before it gives any output: it
@@ -114,10 +115,15 @@ final class GzipMembers {
     /// The compressed offset of the next byte to read.
     private var inputOffset: Int64 { input.readerOffset }
 
-    /// The next event, reading compressed bytes from `compressed` (its offsets are the compressed offsets reported);
-    /// inflated bytes go to the start of `output` (which must not be empty).
-    /// - Parameter ended: no more bytes will be written to `compressed`.
-    func next(from compressed: inout FramerInput, ended: Bool, into output: UnsafeMutableBufferPointer<UInt8>) -> Event {
+    /// The next event, reading compressed bytes from `compressed`; inflated bytes go to the start of `output`.
+    /// - Parameters:
+    ///   - compressed: the input; its offsets are the compressed offsets reported.
+    ///   - ended: no more bytes will be written to `compressed`.
+    ///   - output: where inflated bytes go (must not be empty).
+    /// - Returns: what happened: a member's start or end, bytes inflated, plain bytes, a corrupt or truncated member,
+    ///   or more input needed.
+    func next(from compressed: inout FramerInput, ended: Bool, into output: UnsafeMutableBufferPointer<UInt8>) -> Event
+    {
         finished = ended
         swap(&input, &compressed)
         defer { swap(&input, &compressed) }
@@ -137,7 +143,9 @@ final class GzipMembers {
                     }
                     return .needInput
                 }
-                if input[inputPosition] != 0x1F || inputPosition + 1 == input.writerIndex || input[inputPosition + 1] != 0x8B {
+                if input[inputPosition] != 0x1F || inputPosition + 1 == input.writerIndex
+                    || input[inputPosition + 1] != 0x8B
+                {
                     if input[inputPosition] == 0x1F && inputPosition + 1 == input.writerIndex {
                         // 1F: a member, or not, depending on the next byte; at the end, a member cut short.
                         guard finished else { return .needInput }
@@ -228,7 +236,8 @@ final class GzipMembers {
         return event
     }
 
-    /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate finds
+    /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate
+    /// finds
     /// it valid: the inflated length, with the input read past the member. `nil` (nothing read) for zlib to do it.
     private func inflateWhole() -> Int? {
         guard wholeEnabled, let wholeDecompressor, input.writerIndex - inputPosition >= 18,

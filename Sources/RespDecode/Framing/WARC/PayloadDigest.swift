@@ -103,10 +103,13 @@ enum PayloadDigest {
             base64: (4 * length + 2) / 3, base64Padded: (length + 2) / 3 * 4
         )
         if count == lengths.hex, let bytes = BaseDecoding.hex(text) { return bytes }
-        if count == lengths.base32 || count == lengths.base32Padded, let bytes = BaseDecoding.base32(text), bytes.count == length {
+        if count == lengths.base32 || count == lengths.base32Padded, let bytes = BaseDecoding.base32(text),
+            bytes.count == length
+        {
             return bytes
         }
-        if count == lengths.base64 || count == lengths.base64Padded, let bytes = BaseDecoding.base64(text, urlSafe: true),
+        if count == lengths.base64 || count == lengths.base64Padded,
+            let bytes = BaseDecoding.base64(text, urlSafe: true),
             bytes.count == length
         {
             return bytes

@@ -40,7 +40,8 @@
  start is read as gzip members from there. Limit: after a switch to gzip, a 1F 8B 08 inside a later plain record (a
  gzip-encoded body) is taken for a member; that record then fails, and framing resumes at the next `WARC/` line.
 
- Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (GzipMembers.swift beside this file).
+ Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (GzipMembers.swift beside this
+ file).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
  one record (gzip as a whole, which warcio refuses) is read all the same; a record that does not start its member
  gets its offset in the decompressed stream, and a warning saying so. A corrupt member is one malformedRecord item
@@ -301,7 +302,8 @@ public struct WARCFramer: RecordFramer {
         if input.starts(with: "filedesc://", at: position) {
             message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
         } else {
-            message = "expected a version line starting with 'WARC/', found \(quotedMismatch(input, at: position, expecting: "WARC/"))"
+            message =
+                "expected a version line starting with 'WARC/', found \(quotedMismatch(input, at: position, expecting: "WARC/"))"
         }
         beginFailure(RecordError(.malformedRecord, message, location: location(currentOffset)), at: currentOffset)
         if padding > 0 {
@@ -741,7 +743,8 @@ public struct WARCFramer: RecordFramer {
     /// across calls and no further than the header limit allows.
     private mutating func findHeaderEnd() -> Int? {
         let limit =
-            limits.maxHeaderBytes >= available ? input.writerIndex : position + min(available, limits.maxHeaderBytes + 2)
+            limits.maxHeaderBytes >= available
+            ? input.writerIndex : position + min(available, limits.maxHeaderBytes + 2)
         var from = position + scanned
         let found: Int? = input.withUnsafeBufferPointer { all in
             while let newline = WARCBlock.find(0x0A, in: all, from: from, to: limit) {
@@ -761,7 +764,6 @@ public struct WARCFramer: RecordFramer {
         if found == nil { scanned = from - position }
         return found
     }
-
 
     // MARK: - gzip
 

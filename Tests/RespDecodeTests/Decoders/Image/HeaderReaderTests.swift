@@ -327,15 +327,15 @@ extension HeaderReaderTests {
                 #expect(d.integer(4) == -3)
                 #expect(d.integer(5) == -5)
                 #expect(d.integer(6) == -70000)
-                #expect(d.integer(7) == 8)  // first of three, stored at an offset
+                #expect(d.integer(7) == 8) // first of three, stored at an offset
                 #expect(d.integer(13) == 1234)
                 #expect(d.rational(8) == 75)
-                #expect(d.rational(9) == nil)  // denominator 0
+                #expect(d.rational(9) == nil) // denominator 0
                 #expect(d.rational(11) == -2.5)
-                #expect(d.rational(2) == nil)  // a SHORT
-                #expect(d.integer(8) == nil)  // a RATIONAL
-                #expect(d.integer(10) == nil)  // UNDEFINED
-                #expect(d.integer(12) == nil)  // unknown type
+                #expect(d.rational(2) == nil) // a SHORT
+                #expect(d.integer(8) == nil) // a RATIONAL
+                #expect(d.integer(10) == nil) // UNDEFINED
+                #expect(d.integer(12) == nil) // unknown type
                 #expect(d.byteCount(10) == 1000)
                 #expect(d.byteCount(7) == 6)
                 #expect(d.byteCount(8) == 8)
@@ -369,12 +369,12 @@ extension HeaderReaderTests {
         @Test func rejectsWhatIsNotTIFF() {
             directory([]) { #expect($0 == nil) }
             directory(ascii("II*\0")) { #expect($0 == nil) }
-            directory(ascii("II*\0") + le32(100)) { #expect($0 == nil) }  // IFD past the end
-            directory(ascii("II*\0") + le32(4) + [0, 0]) { #expect($0 == nil) }  // IFD inside the header
-            directory(ascii("II+\0") + le32(8) + le16(0) + le32(0)) { #expect($0 == nil) }  // BigTIFF
-            directory(ascii("MM*\0") + be32(8) + be16(0) + be32(0)) { #expect($0 == nil) }  // wrong order for MM
+            directory(ascii("II*\0") + le32(100)) { #expect($0 == nil) } // IFD past the end
+            directory(ascii("II*\0") + le32(4) + [0, 0]) { #expect($0 == nil) } // IFD inside the header
+            directory(ascii("II+\0") + le32(8) + le16(0) + le32(0)) { #expect($0 == nil) } // BigTIFF
+            directory(ascii("MM*\0") + be32(8) + be16(0) + be32(0)) { #expect($0 == nil) } // wrong order for MM
             directory(ascii("II*\0") + le32(8) + le16(0)) { d in
-                #expect(d != nil)  // an empty directory whose next offset is cut off
+                #expect(d != nil) // an empty directory whose next offset is cut off
                 #expect(d?.nextOffset == 0)
             }
         }
@@ -410,7 +410,7 @@ extension HeaderReaderTests {
                 #expect(d?.rational(2) == nil)
                 #expect(d?.byteCount(1) == 6)
                 #expect(d?.byteCount(3) == 0xFFFF_FFFF * 4)
-                #expect(d?.integer(3) == 0x0001_0003)  // first LONG at offset 8: the entry count and first tag
+                #expect(d?.integer(3) == 0x0001_0003) // first LONG at offset 8: the entry count and first tag
             }
         }
     }
@@ -757,8 +757,8 @@ extension HeaderReaderTests {
             #expect(outcome.info?.colorType == "gray-alpha")
             #expect(outcome.info?.hasAlpha == true)
             #expect(outcome.info?.channels == 2)
-            #expect(outcome.info?.bitDepth == 1)  // default
-            #expect(outcome.info?.compression == "none")  // default
+            #expect(outcome.info?.bitDepth == 1) // default
+            #expect(outcome.info?.compression == "none") // default
             #expect(outcome.info?.dpi?.x == 254 && outcome.info?.dpi?.y == 127)
             let rgba = readHeader(
                 TIFFHeader.read, TIFF().block([[.short(256, 1), .short(257, 1), .short(262, 2), .short(338, 1)]]))

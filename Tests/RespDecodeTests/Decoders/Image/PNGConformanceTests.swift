@@ -16,7 +16,9 @@ struct PNGConformanceTests {
     static func read(_ bytes: [UInt8], _ options: ImageOptions) -> Result<ImageInfo, RecordError> {
         var warnings: [String] = []
         return bytes.withUnsafeBufferPointer { body in
-            Result { () throws(RecordError) -> ImageInfo in try PNGImage.read(body, options: options, warnings: &warnings) }
+            Result { () throws(RecordError) -> ImageInfo in
+                try PNGImage.read(body, options: options, warnings: &warnings)
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RespDecodeTestSupport
 import Testing
+
 @testable import RespDecode
 
 /// The transcoder against the shared third-party corpora: JSONTestSuite's `test_parsing` and nativejson-benchmark.
@@ -69,7 +70,8 @@ struct JSONConformanceTests {
 
     @Test func rejectsEveryNFile() throws {
         // Includes n_structure_no_data (empty) and n_single_space: the transcoder rejects them; the JSON decoder's
-        // "empty body or one space means no content" rule (docs/decoding.md#empty-bodies) is applied before it is called.
+        // "empty body or one space means no content" rule (docs/decoding.md#empty-bodies) is applied before it is
+        // called.
         let files = try Self.files(Self.parsing, prefix: "n_")
         #expect(files.count == 188)
         var accepted: [String] = []
@@ -214,8 +216,8 @@ struct JSONConformanceTests {
         let stripped = try files.map { file in
             try Self.transcode(Corpora.bytes(file)).get()
         }
-        #expect(String(decoding: stripped[0], as: UTF8.self) == "[]")  // roundtrip01: [null]
-        #expect(String(decoding: stripped[9], as: UTF8.self) == #"{"foo":"bar"}"#)  // roundtrip10
+        #expect(String(decoding: stripped[0], as: UTF8.self) == "[]") // roundtrip01: [null]
+        #expect(String(decoding: stripped[9], as: UTF8.self) == #"{"foo":"bar"}"#) // roundtrip10
     }
 
     @Test(arguments: ["canada.json", "citm_catalog.json", "twitter.json"])
@@ -233,7 +235,12 @@ struct JSONConformanceTests {
 /// A JSON value as JSONSerialization gives it, comparable without Foundation's bridging rules: numbers by their
 /// NSNumber value, strings by their Unicode scalars (Swift `String ==` would equate NFC and NFD).
 private indirect enum JSONValue: Equatable {
-    case null, bool(Bool), number(NSNumber), string([Unicode.Scalar]), array([JSONValue]), object([String: JSONValue])
+    case null
+    case bool(Bool)
+    case number(NSNumber)
+    case string([Unicode.Scalar])
+    case array([JSONValue])
+    case object([String: JSONValue])
 
     init(_ any: Any) {
         switch any {
@@ -266,11 +273,11 @@ private indirect enum JSONValue: Equatable {
     static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
-        case let (.bool(a), .bool(b)): a == b
-        case let (.number(a), .number(b)): a.isEqual(to: b) || (a.doubleValue.isNaN && b.doubleValue.isNaN)
-        case let (.string(a), .string(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.object(a), .object(b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.number(let a), .number(let b)): a.isEqual(to: b) || (a.doubleValue.isNaN && b.doubleValue.isNaN)
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
         default: false
         }
     }

@@ -1,5 +1,6 @@
 import RespDecodeTestSupport
 import Testing
+
 @testable import RespDecode
 
 /// Runs the transcoder on `bytes` into a fresh buffer.
@@ -204,7 +205,7 @@ struct JSONTranscoderTests {
             // At the very end of the input, so that a truncated sequence cannot read past it.
             #expect(failure([0x22] + sample)?.code == .invalidJSON, "\(name) at end")
         }
-        #expect(failure([0xC3, 0xA5])?.code == .invalidJSON)  // outside a string
+        #expect(failure([0xC3, 0xA5])?.code == .invalidJSON) // outside a string
     }
 
     // MARK: Encodings (RFC 8259 §8.1)
@@ -215,7 +216,8 @@ struct JSONTranscoderTests {
     private static func utf16(_ text: String, bigEndian: Bool, bom: Bool) -> [UInt8] {
         let units = (bom ? [0xFEFF] : []) + Array(text.utf16)
         return units.flatMap { unit in
-            let high = UInt8(unit >> 8), low = UInt8(unit & 0xFF)
+            let high = UInt8(unit >> 8)
+            let low = UInt8(unit & 0xFF)
             return bigEndian ? [high, low] : [low, high]
         }
     }

@@ -20,7 +20,12 @@ struct JSONValueTests {
         #expect(
             value
                 == .object([
-                    (key: "a", value: .array([.number("1"), .number("-2.5e+3"), .bool(true), .bool(false), .null, .string("x")])),
+                    (
+                        key: "a",
+                        value: .array([
+                            .number("1"), .number("-2.5e+3"), .bool(true), .bool(false), .null, .string("x"),
+                        ])
+                    ),
                     (key: "b", value: .object([])), (key: "c", value: .array([])),
                 ]))
         #expect(value["a"]?.typeName == "an array")
@@ -65,7 +70,9 @@ struct JSONValueTests {
         for bad in [[0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xFF], [0x80]] {
             let text: [UInt8] = [0x22, 0x61] + bad.map(UInt8.init) + [0x62, 0x22]
             #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(text) }
-            if case .failure(let error) = Result(catching: { () throws(JSONValue.ParseError) in try JSONValue.parse(text) }) {
+            if case .failure(let error) = Result(catching: { () throws(JSONValue.ParseError) in
+                try JSONValue.parse(text)
+            }) {
                 #expect(error.offset == 2, "\(bad): \(error)")
                 #expect(error.kind == .syntax)
             }
@@ -82,12 +89,17 @@ struct JSONValueTests {
     }
 
     @Test func errorsSayWhereAndWhat() {
-        #expect(error(#"{"a" 1}"#) == .init(kind: .syntax, message: "expected ':' after object key, found '1'", offset: 5))
+        #expect(
+            error(#"{"a" 1}"#) == .init(kind: .syntax, message: "expected ':' after object key, found '1'", offset: 5))
         #expect(error("[1,]") == .init(kind: .syntax, message: "expected a JSON value, found ']'", offset: 3))
         #expect(error("[1 2]")?.offset == 3)
-        #expect(error("[1] x") == .init(kind: .syntax, message: "expected end of input after the JSON value, found 'x'", offset: 4))
+        #expect(
+            error("[1] x")
+                == .init(kind: .syntax, message: "expected end of input after the JSON value, found 'x'", offset: 4))
         #expect(error(#"["a","#)?.kind == .truncated)
-        #expect(error(#"{"a":"#) == .init(kind: .truncated, message: "expected a JSON value, found end of input", offset: 5))
+        #expect(
+            error(#"{"a":"#) == .init(kind: .truncated, message: "expected a JSON value, found end of input", offset: 5)
+        )
         #expect(error(#"{"a":"bc"#) == .init(kind: .truncated, message: "unterminated string", offset: 8))
         #expect(error(#"["\ud800"#)?.kind == .truncated, "a high surrogate at the end may yet be completed")
         #expect(error(#"["\ud800"]"#)?.kind == .syntax)
@@ -102,7 +114,9 @@ struct JSONValueTests {
     @Test func depthLimit() {
         #expect(error("[[[1]]]", maxDepth: 3) == nil)
         #expect(error(#"{"a":{"b":[]}}"#, maxDepth: 3) == nil)
-        #expect(error("[[[[1]]]]", maxDepth: 3) == .init(kind: .tooDeep, message: "JSON nesting deeper than the limit of 3 levels", offset: 3))
+        #expect(
+            error("[[[[1]]]]", maxDepth: 3)
+                == .init(kind: .tooDeep, message: "JSON nesting deeper than the limit of 3 levels", offset: 3))
         #expect(error("[[[[]]]]", maxDepth: 3)?.kind == .tooDeep, "an empty container one level too deep counts")
         let deep = String(repeating: "[", count: 100_000)
         #expect(error(deep)?.kind == .tooDeep)

@@ -99,8 +99,9 @@ struct BinaryPlistBuilder {
         let largest = offsets.max() ?? 0
         let size = offsetSize ?? (largest <= 0xFF ? 1 : largest <= 0xFFFF ? 2 : largest <= 0xFF_FFFF ? 3 : 4)
         for offset in offsets { bytes += Self.bigEndian(UInt64(offset), size: size) }
-        bytes += Self.trailer(offsetSize: size, refSize: refSize, objectCount: UInt64(objects.count),
-                              topObject: UInt64(top), tableOffset: UInt64(tableOffset))
+        bytes += Self.trailer(
+            offsetSize: size, refSize: refSize, objectCount: UInt64(objects.count),
+            topObject: UInt64(top), tableOffset: UInt64(tableOffset))
         return bytes
     }
 

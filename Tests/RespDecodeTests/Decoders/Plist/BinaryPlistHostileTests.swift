@@ -1,5 +1,6 @@
 import RespDecodeTestSupport
 import Testing
+
 @testable import RespDecode
 
 /// Malformed and hostile inputs: every one must fail cleanly (or, where noted, succeed), fast, without crashing.
@@ -63,8 +64,10 @@ import Testing
     }
 
     /// A file whose trailer fields are replaced.
-    static func patchedTrailer(offsetSize: Int? = nil, refSize: Int? = nil, objectCount: UInt64? = nil,
-                               topObject: UInt64? = nil, tableOffset: UInt64? = nil) -> [UInt8] {
+    static func patchedTrailer(
+        offsetSize: Int? = nil, refSize: Int? = nil, objectCount: UInt64? = nil,
+        topObject: UInt64? = nil, tableOffset: UInt64? = nil
+    ) -> [UInt8] {
         var file = sample
         let t = file.count - 32
         if let offsetSize { file[t + 6] = UInt8(offsetSize) }
@@ -85,14 +88,17 @@ import Testing
         #expect(outcome(Self.patchedTrailer(topObject: UInt64.max)) == .failure(.invalidPropertyList))
         #expect(outcome(Self.patchedTrailer(tableOffset: 0)) == .failure(.invalidPropertyList))
         #expect(outcome(Self.patchedTrailer(tableOffset: 8)) == .failure(.invalidPropertyList))
-        #expect(outcome(Self.patchedTrailer(tableOffset: UInt64(Self.sample.count - 32))) == .failure(.invalidPropertyList))
+        #expect(
+            outcome(Self.patchedTrailer(tableOffset: UInt64(Self.sample.count - 32))) == .failure(.invalidPropertyList))
         #expect(outcome(Self.patchedTrailer(tableOffset: UInt64.max)) == .failure(.invalidPropertyList))
     }
 
     @Test func hugeObjectCount() {
         #expect(outcome(Self.patchedTrailer(objectCount: 1 << 62)) == .failure(.invalidPropertyList))
         #expect(outcome(Self.patchedTrailer(objectCount: UInt64.max)) == .failure(.invalidPropertyList))
-        #expect(outcome(Self.patchedTrailer(objectCount: 1 << 62, topObject: (1 << 62) - 1)) == .failure(.invalidPropertyList))
+        #expect(
+            outcome(Self.patchedTrailer(objectCount: 1 << 62, topObject: (1 << 62) - 1))
+                == .failure(.invalidPropertyList))
         // Largest offsets with the largest count: 8-byte offsets times 2^61 would overflow a naive product.
         #expect(outcome(Self.patchedTrailer(offsetSize: 8, objectCount: 1 << 61)) == .failure(.invalidPropertyList))
     }
@@ -130,7 +136,9 @@ import Testing
 
     @Test func arrayLength2to31() {
         #expect(singleOutcome([0xAF, 0x12, 0x7F, 0xFF, 0xFF, 0xFF]) == .failure(.invalidPropertyList))
-        #expect(singleOutcome([0xAF, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) == .failure(.invalidPropertyList))
+        #expect(
+            singleOutcome([0xAF, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+                == .failure(.invalidPropertyList))
         #expect(singleOutcome([0xDF, 0x13, 0x40, 0, 0, 0, 0, 0, 0, 0]) == .failure(.invalidPropertyList))
         #expect(singleOutcome([0xCF, 0x12, 0xFF, 0xFF, 0xFF, 0xFF]) == .failure(.invalidPropertyList))
     }
@@ -140,15 +148,19 @@ import Testing
         #expect(singleOutcome([0x5F] + length + Array("abc".utf8)) == .failure(.invalidPropertyList))
         #expect(singleOutcome([0x6F] + length + [0, 0x41]) == .failure(.invalidPropertyList))
         #expect(singleOutcome([0x4F] + length + [1, 2, 3]) == .failure(.invalidPropertyList))
-        #expect(singleOutcome([0x4F, 0x13, 0x7F] + [UInt8](repeating: 0xFF, count: 7)) == .failure(.invalidPropertyList))
-        #expect(singleOutcome([0x6F, 0x13, 0x7F] + [UInt8](repeating: 0xFF, count: 7)) == .failure(.invalidPropertyList))
+        #expect(
+            singleOutcome([0x4F, 0x13, 0x7F] + [UInt8](repeating: 0xFF, count: 7)) == .failure(.invalidPropertyList))
+        #expect(
+            singleOutcome([0x6F, 0x13, 0x7F] + [UInt8](repeating: 0xFF, count: 7)) == .failure(.invalidPropertyList))
     }
 
     @Test func objectsEndingInTheOffsetTable() {
         // Scalars whose payload runs into the offset table.
-        for object: [UInt8] in [[0x11, 0x01], [0x13, 0, 0, 0], [0x14, 0], [0x23, 0, 0], [0x22, 0], [0x33, 0, 0, 0],
-                                [0x45, 1, 2], [0x55, 0x61], [0x63, 0, 0x61], [0x83, 0], [0x8F, 0], [0xA3, 0, 0],
-                                [0xD2, 0, 0, 0]] {
+        for object: [UInt8] in [
+            [0x11, 0x01], [0x13, 0, 0, 0], [0x14, 0], [0x23, 0, 0], [0x22, 0], [0x33, 0, 0, 0],
+            [0x45, 1, 2], [0x55, 0x61], [0x63, 0, 0x61], [0x83, 0], [0x8F, 0], [0xA3, 0, 0],
+            [0xD2, 0, 0, 0],
+        ] {
             #expect(singleOutcome(object) == .failure(.invalidPropertyList), "object \(object)")
         }
     }
@@ -199,8 +211,8 @@ import Testing
         var c = B()
         let leaf = c.int(1)
         let key = c.ascii("k")
-        let dict = c.dict([key], [c.nextIndex + 1])  // → the array below
-        let top = c.array([leaf, c.nextIndex + 1])  // → the set below
+        let dict = c.dict([key], [c.nextIndex + 1]) // → the array below
+        let top = c.array([leaf, c.nextIndex + 1]) // → the set below
         _ = c.set([leaf, dict])
         #expect(outcome(c.build(top: top)) == .failure(.invalidPropertyList))
     }
@@ -221,7 +233,8 @@ import Testing
     }
 
     @Test func depthLimit() {
-        #expect(outcome(Self.chain(512)) == .json(String(repeating: "[", count: 512) + String(repeating: "]", count: 512)))
+        #expect(
+            outcome(Self.chain(512)) == .json(String(repeating: "[", count: 512) + String(repeating: "]", count: 512)))
         #expect(outcome(Self.chain(513)) == .failure(.limitExceeded))
         #expect(outcome(Self.chain(100_000)) == .failure(.limitExceeded))
         let one = BinaryPlistReader.Limits(maxDepth: 1, maxObjects: 100, maxValueBytes: 1000)
@@ -276,8 +289,10 @@ import Testing
         let top = b.dict([key], [value])
         let file = b.build(top: top)
         #expect(outcome(file, limits: .init(maxDepth: 5, maxObjects: 3, maxValueBytes: 100)) == .json("{\"a\":1}"))
-        #expect(outcome(file, limits: .init(maxDepth: 5, maxObjects: 2, maxValueBytes: 100)) == .failure(.limitExceeded))
-        #expect(outcome(file, limits: .init(maxDepth: 5, maxObjects: 0, maxValueBytes: 100)) == .failure(.limitExceeded))
+        #expect(
+            outcome(file, limits: .init(maxDepth: 5, maxObjects: 2, maxValueBytes: 100)) == .failure(.limitExceeded))
+        #expect(
+            outcome(file, limits: .init(maxDepth: 5, maxObjects: 0, maxValueBytes: 100)) == .failure(.limitExceeded))
     }
 
     @Test func valueByteBudget() {
@@ -287,10 +302,13 @@ import Testing
         let file = b.build(top: top)
         // 3 * 102 + 2 commas + 2 brackets = 310 bytes.
         let x100 = "\"" + String(repeating: "x", count: 100) + "\""
-        #expect(outcome(file, limits: .init(maxDepth: 5, maxObjects: 100, maxValueBytes: 310))
+        #expect(
+            outcome(file, limits: .init(maxDepth: 5, maxObjects: 100, maxValueBytes: 310))
                 == .json("[" + [x100, x100, x100].joined(separator: ",") + "]"))
-        #expect(outcome(file, limits: .init(maxDepth: 5, maxObjects: 100, maxValueBytes: 309)) == .failure(.limitExceeded))
-        #expect(outcome(file, limits: .init(maxDepth: 5, maxObjects: 100, maxValueBytes: 150)) == .failure(.limitExceeded))
+        #expect(
+            outcome(file, limits: .init(maxDepth: 5, maxObjects: 100, maxValueBytes: 309)) == .failure(.limitExceeded))
+        #expect(
+            outcome(file, limits: .init(maxDepth: 5, maxObjects: 100, maxValueBytes: 150)) == .failure(.limitExceeded))
         // A large string shared many times fails on the budget, not after writing everything.
         var c = B(refSize: 2)
         let big = c.data([UInt8](repeating: 7, count: 30_000))
@@ -299,7 +317,8 @@ import Testing
         #expect(outcome(c.build(top: many), limits: limits) == .failure(.limitExceeded))
         // Scalars only.
         let hundred = B.single([0x10, 100])
-        #expect(outcome(hundred, limits: .init(maxDepth: 1, maxObjects: 1, maxValueBytes: 2)) == .failure(.limitExceeded))
+        #expect(
+            outcome(hundred, limits: .init(maxDepth: 1, maxObjects: 1, maxValueBytes: 2)) == .failure(.limitExceeded))
         #expect(outcome(hundred, limits: .init(maxDepth: 1, maxObjects: 1, maxValueBytes: 3)) == .json("100"))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RespDecode
 
 /// One test per object type of the mapping. Expected texts are written from the mapping, by hand.
@@ -46,15 +47,19 @@ import Testing
         #expect(singleOutcome([0x14] + ones + ones) == .json("-1"))
         #expect(singleOutcome([0x14] + ones + zeros) == .json("-18446744073709551616"))
         // 2^127 - 1 and -2^127
-        #expect(singleOutcome([0x14, 0x7F] + [UInt8](repeating: 0xFF, count: 15))
+        #expect(
+            singleOutcome([0x14, 0x7F] + [UInt8](repeating: 0xFF, count: 15))
                 == .json("170141183460469231731687303715884105727"))
-        #expect(singleOutcome([0x14, 0x80] + [UInt8](repeating: 0, count: 15))
+        #expect(
+            singleOutcome([0x14, 0x80] + [UInt8](repeating: 0, count: 15))
                 == .json("-170141183460469231731687303715884105728"))
         // 5 * 10^18 * 2^64 = 92233720368547758080000000000000000000 (zeros padded between the decimal chunks)
         let fiveTo18: UInt64 = 5_000_000_000_000_000_000
-        #expect(singleOutcome([0x14] + B.bigEndian(fiveTo18, size: 8) + zeros)
+        #expect(
+            singleOutcome([0x14] + B.bigEndian(fiveTo18, size: 8) + zeros)
                 == .json("92233720368547758080000000000000000000"))
-        #expect(singleOutcome([0x14] + ones + B.bigEndian(UInt64(bitPattern: -fiveTo18Signed), size: 8))
+        #expect(
+            singleOutcome([0x14] + ones + B.bigEndian(UInt64(bitPattern: -fiveTo18Signed), size: 8))
                 == .json("-5000000000000000000"))
         // Small values in 16 bytes
         #expect(singleOutcome([0x14] + zeros + [0, 0, 0, 0, 0, 0, 0, 7]) == .json("7"))
@@ -148,7 +153,8 @@ import Testing
         #expect(singleOutcome([0x50]) == .json("\"\""))
         #expect(singleOutcome([0x55] + Array("hello".utf8)) == .json("\"hello\""))
         // Quote, backslash, newline, tab, U+0001, DEL (not escaped), slash (not escaped).
-        #expect(singleOutcome([0x57, 0x22, 0x5C, 0x0A, 0x09, 0x01, 0x7F, 0x2F])
+        #expect(
+            singleOutcome([0x57, 0x22, 0x5C, 0x0A, 0x09, 0x01, 0x7F, 0x2F])
                 == .json("\"\\\"\\\\\\n\\t\\u0001\u{7F}/\""))
         #expect(singleOutcome([0x53, 0x61, 0x80, 0x62]) == .failure(.invalidPropertyList))
         #expect(singleOutcome([0x51, 0xC3]) == .failure(.invalidPropertyList))
@@ -170,7 +176,8 @@ import Testing
         #expect(utf16([0xFEFF, 0xFFFF]) == .json("\"\u{FEFF}\u{FFFF}\""))
         // Longer mixed text exercises the four-unit fast path and its exits.
         let text = "plain ascii text, then \"quoted\" and ümlauts and 😀 and more ascii to finish"
-        #expect(utf16(Array(text.utf16))
+        #expect(
+            utf16(Array(text.utf16))
                 == .json(#""plain ascii text, then \"quoted\" and ümlauts and 😀 and more ascii to finish""#))
     }
 
@@ -208,7 +215,8 @@ import Testing
         #expect(singleOutcome([0x80, 0x05]) == .json("{\"CF$UID\":5}"))
         #expect(singleOutcome([0x81, 0x01, 0x00]) == .json("{\"CF$UID\":256}"))
         #expect(singleOutcome([0x83, 0x00, 0x01, 0x00, 0x00]) == .json("{\"CF$UID\":65536}"))
-        #expect(singleOutcome([0x87] + [UInt8](repeating: 0xFF, count: 8)) == .json("{\"CF$UID\":18446744073709551615}"))
+        #expect(
+            singleOutcome([0x87] + [UInt8](repeating: 0xFF, count: 8)) == .json("{\"CF$UID\":18446744073709551615}"))
         #expect(singleOutcome([0x8F] + [UInt8](repeating: 0, count: 15) + [9]) == .json("{\"CF$UID\":9}"))
         #expect(singleOutcome([0x88, 0x01] + [UInt8](repeating: 0, count: 8)) == .failure(.invalidPropertyList))
         #expect(singleOutcome([0x83, 0x00, 0x01]) == .failure(.invalidPropertyList))
@@ -255,9 +263,11 @@ import Testing
     }
 
     @Test func dictionaryKeysMustBeStrings() {
-        for makeKey in [{ (b: inout B) in b.int(1) }, { (b: inout B) in b.data([0x61]) },
-                        { (b: inout B) in b.array([]) }, { (b: inout B) in b.null() },
-                        { (b: inout B) in b.uid([1]) }] {
+        for makeKey in [
+            { (b: inout B) in b.int(1) }, { (b: inout B) in b.data([0x61]) },
+            { (b: inout B) in b.array([]) }, { (b: inout B) in b.null() },
+            { (b: inout B) in b.uid([1]) },
+        ] {
             var b = B()
             let key = makeKey(&b)
             let value = b.int(2)
@@ -365,7 +375,8 @@ import Testing
             ("flags", .array([.bool(true), .bool(false), .null])),
             ("nested", .dict([("name", .string("inner"))])),
         ])
-        let expected = #"{"name":"Zoë","count":-12,"ratio":0.75,"when":"2002-01-02T00:00:00.125Z","#
+        let expected =
+            #"{"name":"Zoë","count":-12,"ratio":0.75,"when":"2002-01-02T00:00:00.125Z","#
             + #""blob":{"base64":"AQID"},"flags":[true,false,null],"nested":{"name":"inner"}}"#
         #expect(outcome(B.file(value)) == .json(expected))
         #expect(outcome(B.file(value, refSize: 1)) == .json(expected))

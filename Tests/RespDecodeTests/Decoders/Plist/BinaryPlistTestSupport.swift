@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RespDecode
 
 /// The limits most tests use.
@@ -22,8 +23,10 @@ enum ReadOutcome: Equatable, CustomStringConvertible {
 private let prefix: [UInt8] = Array("prefix:".utf8)
 
 /// Reads `bytes` into a buffer that already holds a prefix; checks the rollback on failure.
-func readFull(_ bytes: [UInt8], limits: BinaryPlistReader.Limits = standardLimits,
-              sourceLocation: SourceLocation = #_sourceLocation) -> Result<[UInt8], RecordError> {
+func readFull(
+    _ bytes: [UInt8], limits: BinaryPlistReader.Limits = standardLimits,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Result<[UInt8], RecordError> {
     let output = OutputBuffer(capacity: 16)
     output.append(prefix)
     let reader = BinaryPlistReader(limits: limits)
@@ -38,8 +41,10 @@ func readFull(_ bytes: [UInt8], limits: BinaryPlistReader.Limits = standardLimit
 }
 
 /// Reads `bytes` and returns the JSON text or the error code.
-func outcome(_ bytes: [UInt8], limits: BinaryPlistReader.Limits = standardLimits,
-             sourceLocation: SourceLocation = #_sourceLocation) -> ReadOutcome {
+func outcome(
+    _ bytes: [UInt8], limits: BinaryPlistReader.Limits = standardLimits,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> ReadOutcome {
     switch readFull(bytes, limits: limits, sourceLocation: sourceLocation) {
     case .success(let json): return .json(String(decoding: json, as: UTF8.self))
     case .failure(let error): return .failure(error.code)
@@ -84,7 +89,10 @@ struct JSONValidator {
         case UInt8(ascii: "{"):
             i += 1
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return true }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return true
+            }
             while true {
                 skipSpace()
                 guard string() else { return false }
@@ -94,20 +102,35 @@ struct JSONValidator {
                 guard value(depth: depth + 1) else { return false }
                 skipSpace()
                 guard i < bytes.count else { return false }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return true }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return true
+                }
                 return false
             }
         case UInt8(ascii: "["):
             i += 1
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return true }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return true
+            }
             while true {
                 guard value(depth: depth + 1) else { return false }
                 skipSpace()
                 guard i < bytes.count else { return false }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return true }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    return true
+                }
                 return false
             }
         case UInt8(ascii: "\""): return string()

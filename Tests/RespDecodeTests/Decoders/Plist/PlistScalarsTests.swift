@@ -1,5 +1,6 @@
 import RespDecodeTestSupport
 import Testing
+
 @testable import RespDecode
 
 @Suite struct PlistScalarsTests {
@@ -45,11 +46,13 @@ import Testing
     }
 
     @Test func malformedDateText() {
-        for bad in ["", "Z", "2001", "2001-01-01", "2001-01-01T00:00:00", " 2001-01-01T00:00:00Z", "01-01-01Z",
-                    "2001-1-01Z", "2001-01-1Z", "2001-01-01T0:00:00Z", "2001-01-01T00:0:00Z", "2001-01-01T00:00:0Z",
-                    "2001-01-01T00:00:00.5Z", "2001-01-01 00:00:00Z", "2001-01-01T00:00:00+00:00",
-                    "2001/01/01Z", "2001-01-01t00:00:00Z", "2001-01-01T00:00:00z", "２００１-01-01Z", "200a-01-01Z",
-                    "2001-01-01T00:00:00:00Z", "2001-01-01T24Z", "-001-01-01Z", "+2001-01-01Z"] {
+        for bad in [
+            "", "Z", "2001", "2001-01-01", "2001-01-01T00:00:00", " 2001-01-01T00:00:00Z", "01-01-01Z",
+            "2001-1-01Z", "2001-01-1Z", "2001-01-01T0:00:00Z", "2001-01-01T00:0:00Z", "2001-01-01T00:00:0Z",
+            "2001-01-01T00:00:00.5Z", "2001-01-01 00:00:00Z", "2001-01-01T00:00:00+00:00",
+            "2001/01/01Z", "2001-01-01t00:00:00Z", "2001-01-01T00:00:00z", "２００１-01-01Z", "200a-01-01Z",
+            "2001-01-01T00:00:00:00Z", "2001-01-01T24Z", "-001-01-01Z", "+2001-01-01Z",
+        ] {
             #expect(date(bad) == nil, "\(bad)")
         }
     }
@@ -75,8 +78,10 @@ import Testing
     }
 
     @Test func dateTextRoundTripsThroughTheWriter() {
-        for sample in ["1583-10-15T12:34:56Z", "1600-02-29T00:00:00Z", "1999-12-31T23:59:59Z", "2024-02-29T09:08:07Z",
-                       "0004-02-29T00:00:00Z", "0100-03-01T00:00:00Z", "4000-12-31T00:00:00Z"] {
+        for sample in [
+            "1583-10-15T12:34:56Z", "1600-02-29T00:00:00Z", "1999-12-31T23:59:59Z", "2024-02-29T09:08:07Z",
+            "0004-02-29T00:00:00Z", "0100-03-01T00:00:00Z", "4000-12-31T00:00:00Z",
+        ] {
             guard let seconds = date(sample) else {
                 Issue.record("\(sample) did not parse")
                 continue
@@ -116,13 +121,18 @@ import Testing
 
     @Test func dateWriter() {
         #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0) } == "\"2001-01-01T00:00:00Z\"")
-        #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 59.999999) } == "\"2001-01-01T00:00:59.999999Z\"")
+        #expect(
+            text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 59.999999) } == "\"2001-01-01T00:00:59.999999Z\"")
         #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0.1) } == "\"2001-01-01T00:00:00.1Z\"")
-        #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: -0.000001) } == "\"2000-12-31T23:59:59.999999Z\"")
+        #expect(
+            text { _ = $0.appendPlistDate(secondsSinceReferenceDate: -0.000001) } == "\"2000-12-31T23:59:59.999999Z\"")
         #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0.0000005) } == "\"2001-01-01T00:00:00Z\"")
-        #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0.0000015) } == "\"2001-01-01T00:00:00.000002Z\"")
-        #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0.0000025) } == "\"2001-01-01T00:00:00.000002Z\"")
-        #expect(text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 252_423_993_599.5) }
+        #expect(
+            text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0.0000015) } == "\"2001-01-01T00:00:00.000002Z\"")
+        #expect(
+            text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 0.0000025) } == "\"2001-01-01T00:00:00.000002Z\"")
+        #expect(
+            text { _ = $0.appendPlistDate(secondsSinceReferenceDate: 252_423_993_599.5) }
                 == "\"9999-12-31T23:59:59.5Z\"")
         let output = OutputBuffer()
         #expect(!output.appendPlistDate(secondsSinceReferenceDate: 252_423_993_600))
@@ -171,12 +181,15 @@ import Testing
         #expect(text { $0.appendDecimal(high: -1, low: 0) } == "-18446744073709551616")
         #expect(text { $0.appendDecimal(high: -1, low: 1 << 63) } == "-9223372036854775808")
         #expect(text { $0.appendDecimal(high: -1, low: (1 << 63) - 1) } == "-9223372036854775809")
-        #expect(text { $0.appendDecimal(high: Int64.max, low: UInt64.max) } == "170141183460469231731687303715884105727")
+        #expect(
+            text { $0.appendDecimal(high: Int64.max, low: UInt64.max) } == "170141183460469231731687303715884105727")
         #expect(text { $0.appendDecimal(high: Int64.min, low: 0) } == "-170141183460469231731687303715884105728")
         // 10^19 = 0x8AC7230489E80000; 10^38 = 0x4B3B4CA85A86C47A098A224000000000.
-        #expect(text { $0.appendDecimal(high: 0x4B3B_4CA8_5A86_C47A, low: 0x098A_2240_0000_0000) }
+        #expect(
+            text { $0.appendDecimal(high: 0x4B3B_4CA8_5A86_C47A, low: 0x098A_2240_0000_0000) }
                 == "100000000000000000000000000000000000000")
-        #expect(text { $0.appendDecimal(high: 0x4B3B_4CA8_5A86_C47A, low: 0x098A_2240_0000_0001) }
+        #expect(
+            text { $0.appendDecimal(high: 0x4B3B_4CA8_5A86_C47A, low: 0x098A_2240_0000_0001) }
                 == "100000000000000000000000000000000000001")
         #expect(text { $0.appendDecimal(UInt64(10_000_000_000_000_000_000)) } == "10000000000000000000")
         #expect(text { $0.appendDecimal(UInt64(0)) } == "0")

@@ -24,7 +24,8 @@ struct HARConformanceTests {
     }
 
     private static func harFiles() throws -> [URL] {
-        try Corpora.files(in: "\(mitmproxy)/har_files", suffix: ".har") + Corpora.files(in: "\(mitmproxy)/flows", suffix: ".har")
+        try Corpora.files(in: "\(mitmproxy)/har_files", suffix: ".har")
+            + Corpora.files(in: "\(mitmproxy)/flows", suffix: ".har")
     }
 
     /// One item per entry, in order: a record with the entry's status, url and method, or for status 0 (nothing
@@ -82,7 +83,8 @@ struct HARConformanceTests {
         for expectation in expectations {
             let name = expectation.lastPathComponent
             let har = expectation.deletingPathExtension().appendingPathExtension("har")
-            let flows = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: expectation)) as? [[String: Any]])
+            let flows = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: expectation)) as? [[String: Any]])
             let items = Self.frame(try Corpora.bytes(har))
             #expect(items.count == flows.count, "\(name)")
             for (index, (item, flow)) in zip(items, flows).enumerated() {
@@ -95,10 +97,14 @@ struct HARConformanceTests {
                     #expect(record.status == (response?["status_code"] as? NSNumber)?.intValue, "\(name) flow \(index)")
                     #expect(record.url == url, "\(name) flow \(index): \(record.url ?? "-") vs \(url)")
                     #expect(record.method == method, "\(name) flow \(index)")
-                    #expect(record.body.count == (response?["contentLength"] as? NSNumber)?.intValue, "\(name) flow \(index)")
+                    #expect(
+                        record.body.count == (response?["contentLength"] as? NSNumber)?.intValue,
+                        "\(name) flow \(index)")
                     let expected = ((response?["headers"] as? [[String]]) ?? []).filter { !Self.rewritten($0[0]) }
                     var ours = record.headers.fields.map { [$0.name, $0.value] }.filter { !Self.rewritten($0[0]) }
-                    if let last = ours.last, last[0] == "Content-Type", !expected.contains(where: { $0[0].lowercased() == "content-type" }) {
+                    if let last = ours.last, last[0] == "Content-Type",
+                        !expected.contains(where: { $0[0].lowercased() == "content-type" })
+                    {
                         ours.removeLast()
                     }
                     #expect(ours == expected, "\(name) flow \(index)")
@@ -134,7 +140,8 @@ struct HARConformanceTests {
         #expect(failure.url == "https://www.google.com/" && failure.method == "GET")
         let incomplete = Self.frame(try Corpora.bytes("\(Self.mitmproxy)/flows/incomplete_log.har"))
         #expect(incomplete.count == 4)
-        #expect(incomplete.allSatisfy { if case .failure(let f) = $0 { f.error.code == .malformedRecord } else { false } })
+        #expect(
+            incomplete.allSatisfy { if case .failure(let f) = $0 { f.error.code == .malformedRecord } else { false } })
         let errorLog = Self.frame(try Corpora.bytes("\(Self.mitmproxy)/flows/error_log.har"))
         #expect(errorLog.map { if case .record(let r) = $0 { r.status } else { 0 } } == [0, 405])
     }
@@ -156,10 +163,14 @@ struct HARConformanceTests {
     /// document it has no `log`; as an entry's headers, between good entries, that entry alone fails.
     @Test func brokenHeadersFailTheirEntryOnly() throws {
         let bytes = try Corpora.bytes("\(Self.mitmproxy)/corrupted_har/broken_headers.json")
-        #expect(Self.frame(bytes).map { if case .failure(let f) = $0 { "\(f.error.code)" } else { "record" } } == ["malformedRecord"])
+        #expect(
+            Self.frame(bytes).map { if case .failure(let f) = $0 { "\(f.error.code)" } else { "record" } } == [
+                "malformedRecord"
+            ])
 
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        let headers = String(decoding: try JSONSerialization.data(withJSONObject: try #require(object["headers"])), as: UTF8.self)
+        let headers = String(
+            decoding: try JSONSerialization.data(withJSONObject: try #require(object["headers"])), as: UTF8.self)
         let document = HARText.document([HARText.entry(), HARText.entry(headers: headers), HARText.entry()])
         let items = Self.frame(HARText.bytes(document))
         #expect(items.count == 3)

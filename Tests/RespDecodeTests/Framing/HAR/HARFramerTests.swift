@@ -47,12 +47,16 @@ func framedInEverySplit<F: RecordFramer>(
 func checkFramedContract(_ items: [FramedItem], inputCount: Int, limits: Limits, _ label: String) {
     var previousEnd: Int64 = 0
     for item in items {
-        #expect(item.offset >= previousEnd, "\(label): item at \(item.offset) overlaps the one before (ends \(previousEnd))")
+        #expect(
+            item.offset >= previousEnd, "\(label): item at \(item.offset) overlaps the one before (ends \(previousEnd))"
+        )
         switch item {
         case .record(let record):
             previousEnd = record.offset + 1
         case .failure(let failure):
-            #expect(failure.bytes >= 0 && failure.offset + failure.bytes <= Int64(inputCount), "\(label): \(jsonFramedSummary(item))")
+            #expect(
+                failure.bytes >= 0 && failure.offset + failure.bytes <= Int64(inputCount),
+                "\(label): \(jsonFramedSummary(item))")
             #expect(failure.excerpt.count <= limits.maxErrorBodyBytes, "\(label)")
             previousEnd = failure.offset + max(failure.bytes, 1)
         }
@@ -63,7 +67,10 @@ func checkFramedContract(_ items: [FramedItem], inputCount: Int, limits: Limits,
 
 enum HARText {
     /// A HAR document around `entries` (JSON texts), with the usual members before and `after` them.
-    static func document(_ entries: [String], before: String = #""version":"1.2","creator":{"name":"test","version":"1"},"#, after: String = #","pages":[]"#) -> String {
+    static func document(
+        _ entries: [String], before: String = #""version":"1.2","creator":{"name":"test","version":"1"},"#,
+        after: String = #","pages":[]"#
+    ) -> String {
         #"{"log":{"# + before + #""entries":["# + entries.joined(separator: ",\n") + "]" + after + "}}"
     }
 
@@ -115,31 +122,39 @@ struct HARFramerTests {
     @Test func entriesBecomeRecords() {
         let first = HARText.entry()
         let second = HARText.entry(
-            status: "404", headers: #"[{"name":"Content-Type","value":"application/json"},{"name":"Set-Cookie","value":"a=1"},{"name":"Set-Cookie","value":"b=2"}]"#,
+            status: "404",
+            headers:
+                #"[{"name":"Content-Type","value":"application/json"},{"name":"Set-Cookie","value":"a=1"},{"name":"Set-Cookie","value":"b=2"}]"#,
             content: #"{"size":9,"mimeType":"application/json","text":"eyJhIjoxfQ==","encoding":"base64"}"#,
             url: "https://example.com/api?q=1", method: "POST")
         let text = HARText.document([first, second])
         let items = frame(text)
-        #expect(items.map(jsonFramedSummary) == [
-            "@\(offset(of: "{\"startedDateTime\"", in: text)) 200 body=\"hi\" headers=[\"Content-Type:text/plain\"] url=https://example.com/ method=GET decoded",
-            "@\(offset(of: "{\"startedDateTime\"", in: text, occurrence: 1)) 404 body=\"{\\\"a\\\":1}\" headers=[\"Content-Type:application/json\", \"Set-Cookie:a=1\", \"Set-Cookie:b=2\"] url=https://example.com/api?q=1 method=POST decoded",
-        ])
+        #expect(
+            items.map(jsonFramedSummary) == [
+                "@\(offset(of: "{\"startedDateTime\"", in: text)) 200 body=\"hi\" headers=[\"Content-Type:text/plain\"] url=https://example.com/ method=GET decoded",
+                "@\(offset(of: "{\"startedDateTime\"", in: text, occurrence: 1)) 404 body=\"{\\\"a\\\":1}\" headers=[\"Content-Type:application/json\", \"Set-Cookie:a=1\", \"Set-Cookie:b=2\"] url=https://example.com/api?q=1 method=POST decoded",
+            ])
     }
 
     @Test func aByteOrderMarkIsSkippedAndCounted() {
         let text = "\u{FEFF}" + HARText.document([HARText.entry()])
         let items = frame(text)
         #expect(records(items).map(\.offset) == [offset(of: "{\"startedDateTime\"", in: text)])
-        #expect(records(items).first?.offset == 3 + Int64(#"{"log":{"version":"1.2","creator":{"name":"test","version":"1"},"entries":["#.utf8.count))
+        #expect(
+            records(items).first?.offset == 3
+                + Int64(#"{"log":{"version":"1.2","creator":{"name":"test","version":"1"},"entries":["#.utf8.count))
         // Only at the start, and only the whole mark.
-        #expect(failures(frameOnce([0xEF, 0xBB] + HARText.bytes(HARText.document([])))).first?.error.code == .malformedRecord)
+        #expect(
+            failures(frameOnce([0xEF, 0xBB] + HARText.bytes(HARText.document([])))).first?.error.code
+                == .malformedRecord)
         #expect(frameOnce([0xEF, 0xBB, 0xBF]).isEmpty)
     }
 
     @Test func membersInAnyOrderAreSkippedWhole() {
         // `entries` first, then values full of brackets and quotes in strings, unknown keys, pages after.
         let tricky = #""_x":{"a":["]}\"[{",{"}":"\\"}],"b":-1.5e3,"c":[true,false,null]},"#
-        let text = #"{"_top":[{"log":1}],"log":{"entries":["# + HARText.entry() + #"],"# + tricky
+        let text =
+            #"{"_top":[{"log":1}],"log":{"entries":["# + HARText.entry() + #"],"# + tricky
             + #""version":"1.2","creator":{"name":"x","version":"2"},"pages":[{"id":"p","title":"]["}],"comment":""},"zz":"}"}"#
         let items = frame(text)
         #expect(items.count == 1)
@@ -150,28 +165,37 @@ struct HARFramerTests {
     @Test func headersAsNameValuePairs() {
         let entry = HARText.entry(headers: #"[["Content-Type","text/html"],["Vary","a"],["Vary","b"]]"#)
         let record = records(frame(HARText.document([entry]))).first
-        #expect(record?.headers.fields.map { "\($0.name):\($0.value)" } == ["Content-Type:text/html", "Vary:a", "Vary:b"])
+        #expect(
+            record?.headers.fields.map { "\($0.name):\($0.value)" } == ["Content-Type:text/html", "Vary:a", "Vary:b"])
     }
 
     @Test func mimeTypeOnlyWhenTheHeadersHaveNoContentType() {
         let withField = HARText.entry(
             headers: #"[{"name":"content-type","value":"text/html"}]"#,
             content: #"{"size":2,"mimeType":"application/json","text":"hi"}"#)
-        let without = HARText.entry(headers: "[]", content: #"{"size":2,"mimeType":"application/json; charset=utf-8","text":"{}"}"#)
+        let without = HARText.entry(
+            headers: "[]", content: #"{"size":2,"mimeType":"application/json; charset=utf-8","text":"{}"}"#)
         let noMime = HARText.entry(headers: "[]", content: #"{"size":2,"mimeType":"","text":"{}"}"#)
         let items = records(frame(HARText.document([withField, without, noMime])))
-        #expect(items.map { $0.headers.fields.map { "\($0.name):\($0.value)" } } == [
-            ["content-type:text/html"], ["Content-Type:application/json; charset=utf-8"], [],
-        ])
+        #expect(
+            items.map { $0.headers.fields.map { "\($0.name):\($0.value)" } } == [
+                ["content-type:text/html"], ["Content-Type:application/json; charset=utf-8"], [],
+            ])
     }
 
     @Test func textAndBase64Bodies() {
-        let wrapped = HARText.entry(content: #"{"size":6,"mimeType":"application/octet-stream","text":"AAEC\r\n/f7/\n","encoding":"base64"}"#)
+        let wrapped = HARText.entry(
+            content: #"{"size":6,"mimeType":"application/octet-stream","text":"AAEC\r\n/f7/\n","encoding":"base64"}"#)
         let unicode = HARText.entry(content: #"{"size":6,"mimeType":"text/plain","text":"h\u00e9 \ud83d\ude00\n"}"#)
-        let encodingCase = HARText.entry(content: #"{"size":2,"mimeType":"text/plain","text":"aGk=","encoding":"Base64"}"#)
-        let unknownEncoding = HARText.entry(content: #"{"size":2,"mimeType":"text/plain","text":"hi","encoding":"utf-8"}"#)
+        let encodingCase = HARText.entry(
+            content: #"{"size":2,"mimeType":"text/plain","text":"aGk=","encoding":"Base64"}"#)
+        let unknownEncoding = HARText.entry(
+            content: #"{"size":2,"mimeType":"text/plain","text":"hi","encoding":"utf-8"}"#)
         let items = records(frame(HARText.document([wrapped, unicode, encodingCase, unknownEncoding])))
-        #expect(items.map(\.body) == [[0, 1, 2, 0xFD, 0xFE, 0xFF], Array("hé 😀\n".utf8), Array("hi".utf8), Array("hi".utf8)])
+        #expect(
+            items.map(\.body) == [
+                [0, 1, 2, 0xFD, 0xFE, 0xFF], Array("hé 😀\n".utf8), Array("hi".utf8), Array("hi".utf8),
+            ])
         #expect(items.map(\.warnings.count) == [0, 0, 0, 1])
         #expect(items.allSatisfy { $0.contentDecoded })
     }
@@ -197,7 +221,8 @@ struct HARFramerTests {
     @Test func headResponsesHaveNoBody() {
         let recorded = HARText.entry(method: "HEAD")
         let empty = HARText.entry(content: #"{"size":0,"mimeType":"text/plain","text":""}"#, method: "HEAD")
-        let badBase64 = HARText.entry(content: #"{"size":0,"mimeType":"text/plain","text":"!!","encoding":"base64"}"#, method: "HEAD")
+        let badBase64 = HARText.entry(
+            content: #"{"size":0,"mimeType":"text/plain","text":"!!","encoding":"base64"}"#, method: "HEAD")
         let items = records(frame(HARText.document([recorded, empty, badBase64])))
         #expect(items.map(\.body) == [[], [], []])
         #expect(items.map(\.warnings.count) == [1, 0, 1])
@@ -214,10 +239,11 @@ struct HARFramerTests {
         let bad = failures(items)
         #expect(bad.count == 2 && records(items).count == 1)
         #expect(bad.map(\.error.code) == [.malformedRecord, .malformedRecord])
-        #expect(bad.map(\.error.message) == [
-            "entry 0: no response recorded (status 0): net::ERR_INTERNET_DISCONNECTED",
-            "entry 1: no response recorded (status 0)",
-        ])
+        #expect(
+            bad.map(\.error.message) == [
+                "entry 0: no response recorded (status 0): net::ERR_INTERNET_DISCONNECTED",
+                "entry 1: no response recorded (status 0)",
+            ])
         #expect(bad.map(\.url) == ["https://down.example/", "https://other.example/"])
         #expect(bad.map(\.method) == ["GET", "POST"])
         #expect(bad.first?.offset == offset(of: "{\"startedDateTime\"", in: text))
@@ -227,7 +253,10 @@ struct HARFramerTests {
 
     @Test func anErrorBesideARealStatusIsAWarning() {
         let entry = HARText.entry(extra: #","_error":"net::ERR_ABORTED""#)
-        #expect(records(frame(HARText.document([entry]))).first?.warnings == ["the exporter recorded an error: net::ERR_ABORTED"])
+        #expect(
+            records(frame(HARText.document([entry]))).first?.warnings == [
+                "the exporter recorded an error: net::ERR_ABORTED"
+            ])
         let null = HARText.entry(extra: #","_error":null"#)
         #expect(records(frame(HARText.document([null]))).first?.warnings == [])
     }
@@ -268,7 +297,9 @@ struct HARFramerTests {
         }
         // What was read before the entry went wrong is kept.
         let headerFailure = failures([items[15]]).first
-        #expect(headerFailure?.url == "https://example.com/" && headerFailure?.method == "GET" && headerFailure?.status == 200)
+        #expect(
+            headerFailure?.url == "https://example.com/" && headerFailure?.method == "GET"
+                && headerFailure?.status == 200)
         #expect(failures([items[7]]).first?.url == "https://a/")
         // Where the JSON inside an entry is wrong.
         let syntax = failures([items[25]]).first
@@ -321,9 +352,10 @@ struct HARFramerTests {
         #expect(failures(items2).first?.bytes == 3)
         // Cut before `log`: the whole document.
         let items3 = frame(#"{"version":"1.2","lo"#)
-        #expect(items3.map(jsonFramedSummary) == [
-            #"@0 truncatedRecord bytes=20 "input ended inside the HAR document, before its 'log' object" excerpt="{\"version\":\"1.2\",\"lo""#
-        ])
+        #expect(
+            items3.map(jsonFramedSummary) == [
+                #"@0 truncatedRecord bytes=20 "input ended inside the HAR document, before its 'log' object" excerpt="{\"version\":\"1.2\",\"lo""#
+            ])
     }
 
     private func describeKind(_ item: FramedItem) -> String {
@@ -336,15 +368,18 @@ struct HARFramerTests {
     @Test func inputThatIsNotAHARDocument() {
         #expect(frame("").isEmpty)
         #expect(frame(" \n\t ").isEmpty)
-        #expect(frame("[1,2]").map(jsonFramedSummary) == [
-            #"@0 malformedRecord bytes=5 "expected a HAR document (a JSON object with a 'log' member), found '['" at=0 excerpt="[1,2]""#
-        ])
-        #expect(frame(#"  {"foo":{"log":{}},"bar":[1]}  "#).map(jsonFramedSummary) == [
-            #"@2 malformedRecord bytes=30 "the document has no 'log' object: not a HAR document" excerpt="{\"foo\":{\"log\":{}},\"bar\":[1]}  ""#
-        ])
-        #expect(frame(#"{"log":{"version":"1.2"}}"#).map(jsonFramedSummary) == [
-            #"@0 malformedRecord bytes=24 "the 'log' object has no 'entries' array" excerpt="{\"log\":{\"version\":\"1.2\"}""#
-        ])
+        #expect(
+            frame("[1,2]").map(jsonFramedSummary) == [
+                #"@0 malformedRecord bytes=5 "expected a HAR document (a JSON object with a 'log' member), found '['" at=0 excerpt="[1,2]""#
+            ])
+        #expect(
+            frame(#"  {"foo":{"log":{}},"bar":[1]}  "#).map(jsonFramedSummary) == [
+                #"@2 malformedRecord bytes=30 "the document has no 'log' object: not a HAR document" excerpt="{\"foo\":{\"log\":{}},\"bar\":[1]}  ""#
+            ])
+        #expect(
+            frame(#"{"log":{"version":"1.2"}}"#).map(jsonFramedSummary) == [
+                #"@0 malformedRecord bytes=24 "the 'log' object has no 'entries' array" excerpt="{\"log\":{\"version\":\"1.2\"}""#
+            ])
         #expect(frame(#"{"log":{"entries":{}}}"#).map { describeKind($0) } == ["malformedRecord"])
         #expect(frame(#"{"log":{"entries":[]}}"#).isEmpty)
         #expect(frame("hello").map { describeKind($0) } == ["malformedRecord"])
@@ -358,9 +393,10 @@ struct HARFramerTests {
     // corrupted_har/brokenfile.har's text: `log` is an array, and the document is not JSON after it either.
     @Test func brokenfile() {
         let items = frame("{\"log\":\n[\n    2,1,3\n]\n\"request:\"}")
-        #expect(items.map(jsonFramedSummary) == [
-            #"@8 malformedRecord bytes=25 "'log' is an array, expected an object" at=8 excerpt="[\n    2,1,3\n]\n\"request:\"}""#
-        ])
+        #expect(
+            items.map(jsonFramedSummary) == [
+                #"@8 malformedRecord bytes=25 "'log' is an array, expected an object" at=8 excerpt="[\n    2,1,3\n]\n\"request:\"}""#
+            ])
     }
 
     @Test func contentAfterTheDocument() {
@@ -373,7 +409,8 @@ struct HARFramerTests {
     }
 
     @Test func duplicatedLogAndEntriesAreEachRead() {
-        let text = #"{"log":{"entries":["# + HARText.entry(status: "201") + #"],"entries":["# + HARText.entry(status: "202")
+        let text =
+            #"{"log":{"entries":["# + HARText.entry(status: "201") + #"],"entries":["# + HARText.entry(status: "202")
             + #"]},"log":{"entries":["# + HARText.entry(status: "203") + "]}}"
         #expect(records(frame(text)).map(\.status) == [201, 202, 203])
         // Keys are compared unescaped.
@@ -383,7 +420,9 @@ struct HARFramerTests {
     @Test func anEntryOverTheCapIsSkippedWithoutKeepingIt() {
         let limits = Limits(maxHeaderBytes: 100, maxBodyBytes: 100, maxErrorBodyBytes: 16)
         #expect(HARFramer(limits: limits).entryCap == 300)
-        let big = HARText.entry(content: #"{"size":1000,"mimeType":"text/plain","text":""# + String(repeating: "x\\\"]}", count: 200) + #""}"#)
+        let big = HARText.entry(
+            content: #"{"size":1000,"mimeType":"text/plain","text":""# + String(repeating: "x\\\"]}", count: 200)
+                + #""}"#)
         let text = HARText.document([HARText.entry(), big, HARText.entry()])
         let items = frame(text, limits: limits)
         #expect(items.map { describeKind($0) } == ["record", "limitExceeded", "record"])
@@ -391,12 +430,17 @@ struct HARFramerTests {
         #expect(failure?.offset == offset(of: big, in: text))
         #expect(failure?.bytes == Int64(big.utf8.count))
         #expect(failure?.excerpt == Array(big.utf8.prefix(16)))
-        #expect(failure?.error.message == "entry 1 is \(big.utf8.count) bytes, longer than 300 (2 × maxBodyBytes + maxHeaderBytes)")
+        #expect(
+            failure?.error.message
+                == "entry 1 is \(big.utf8.count) bytes, longer than 300 (2 × maxBodyBytes + maxHeaderBytes)")
         // An entry of exactly the cap is parsed; one byte more is not.
         let frameOf = { (length: Int) -> [String] in
             let base = HARText.entry(extra: #","_pad":"""#)
-            let padded = HARText.entry(extra: #","_pad":""# + String(repeating: "a", count: length - base.utf8.count) + #"""#)
-            return self.frame(HARText.document([padded]), limits: Limits(maxHeaderBytes: 296, maxBodyBytes: 2)).map { self.describeKind($0) }
+            let padded = HARText.entry(
+                extra: #","_pad":""# + String(repeating: "a", count: length - base.utf8.count) + #"""#)
+            return self.frame(HARText.document([padded]), limits: Limits(maxHeaderBytes: 296, maxBodyBytes: 2)).map {
+                self.describeKind($0)
+            }
         }
         #expect(frameOf(300) == ["record"])
         #expect(frameOf(301) == ["limitExceeded"])
@@ -404,7 +448,9 @@ struct HARFramerTests {
 
     @Test func aHugeEntryOverTheCapInLargePieces() {
         let limits = Limits(maxHeaderBytes: 1000, maxBodyBytes: 1000)
-        let big = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "0123456789", count: 500_000) + #""}"#)
+        let big = HARText.entry(
+            content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "0123456789", count: 500_000)
+                + #""}"#)
         let text = HARText.document([big, HARText.entry()])
         let items = framedInEverySplit(HARText.bytes(text), byteByByte: false, randomSplits: 3, maxPiece: 300_000) {
             HARFramer(limits: limits)
@@ -426,13 +472,17 @@ struct HARFramerTests {
             return (largest, items.map { describeKind($0) })
         }
         // 40 MB of entries of 100 KB each.
-        let entry = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "b", count: 100_000) + #""}"#)
+        let entry = HARText.entry(
+            content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "b", count: 100_000) + #""}"#)
         let (many, manyKinds) = largestBuffer(HARText.document(Array(repeating: entry, count: 400)), limits: Limits())
         #expect(manyKinds == Array(repeating: "record", count: 400))
         #expect(many < 4 * (entry.utf8.count + piece), "buffer grew to \(many) bytes")
         // One entry of 20 MB over a cap of 3,000 bytes: scanned past, not kept.
-        let huge = HARText.entry(content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "c", count: 20_000_000) + #""}"#)
-        let (skipped, skippedKinds) = largestBuffer(HARText.document([huge, entry]), limits: Limits(maxHeaderBytes: 1000, maxBodyBytes: 1000))
+        let huge = HARText.entry(
+            content: #"{"size":1,"mimeType":"text/plain","text":""# + String(repeating: "c", count: 20_000_000) + #""}"#
+        )
+        let (skipped, skippedKinds) = largestBuffer(
+            HARText.document([huge, entry]), limits: Limits(maxHeaderBytes: 1000, maxBodyBytes: 1000))
         #expect(skippedKinds == ["limitExceeded", "limitExceeded"])
         #expect(skipped < 4 * (3000 + piece), "buffer grew to \(skipped) bytes")
     }
@@ -455,7 +505,8 @@ struct HARFramerTests {
     /// Damaged documents (bytes changed, dropped, doubled, cut off) never break the framer's contract, in any split.
     @Test func damagedDocumentsKeepTheContract() {
         let entries = [
-            HARText.entry(), HARText.entry(headers: #"[["A","1"]]"#, content: #"{"size":3,"text":"AAEC","encoding":"base64"}"#),
+            HARText.entry(),
+            HARText.entry(headers: #"[["A","1"]]"#, content: #"{"size":3,"text":"AAEC","encoding":"base64"}"#),
             HARText.entry(status: "0"), HARText.entry(method: "HEAD"), HARText.entry(),
         ]
         let original = HARText.bytes(HARText.document(entries))
@@ -485,17 +536,24 @@ struct HARFramerTests {
     @Test func anySplitGivesTheSameItems() {
         let entries = [
             HARText.entry(),
-            HARText.entry(headers: #"[["A","1"],["A","2"]]"#, content: #"{"size":3,"text":"AAEC","encoding":"base64"}"#),
+            HARText.entry(
+                headers: #"[["A","1"],["A","2"]]"#, content: #"{"size":3,"text":"AAEC","encoding":"base64"}"#),
             HARText.entry(status: "0", extra: #","_error":"boom""#),
             "17",
             HARText.entry(method: "HEAD"),
-            HARText.entry(content: #"{"size":5,"mimeType":"text/plain","text":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 ]} \u005d"}"#),
+            HARText.entry(
+                content: #"{"size":5,"mimeType":"text/plain","text":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 ]} \u005d"}"#),
             HARText.entry(headers: #"[["only name"]]"#),
         ]
-        let text = "\u{FEFF}" + #"{"comment":"{[\"","log":{"pages":[{"a":[]}],"entries":[ "# + entries.joined(separator: " ,\r\n ")
+        let text =
+            "\u{FEFF}" + #"{"comment":"{[\"","log":{"pages":[{"a":[]}],"entries":[ "#
+            + entries.joined(separator: " ,\r\n ")
             + #" ],"creator":{}},"z":null} "#
         let items = frame(text, limits: Limits(maxErrorBodyBytes: 64))
-        #expect(items.map { describeKind($0) } == ["record", "record", "malformedRecord", "malformedRecord", "record", "record", "malformedRecord"])
+        #expect(
+            items.map { describeKind($0) } == [
+                "record", "record", "malformedRecord", "malformedRecord", "record", "record", "malformedRecord",
+            ])
         let cut = String(decoding: Array(text.utf8).dropLast(40), as: UTF8.self)
         #expect(frame(cut).map { describeKind($0) }.last == "truncatedRecord")
     }

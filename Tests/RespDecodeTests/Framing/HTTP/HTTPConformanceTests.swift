@@ -7,10 +7,13 @@ import Testing
 /// The framer against the llhttp and http-parser response vectors in `../shared/corpora/http`.
 @Suite("HTTP framing conformance", .enabled(if: Corpora.available, Corpora.skipComment))
 struct HTTPConformanceTests {
-    /// Where our framer departs from llhttp's strict response mode on purpose (docs/framings.md#raw-http), with the reason.
+    /// Where our framer departs from llhttp's strict response mode on purpose (docs/framings.md#raw-http), with the
+    /// reason.
     static let llhttpDepartures: [String: (Departure, String)] = [
         "invalid--only-lfs-present.http": (.accepts, "docs/framings.md#raw-http bare LF line ends are accepted"),
-        "invalid--only-lfs-present-and-no-body.http": (.accepts, "docs/framings.md#raw-http bare LF line ends are accepted"),
+        "invalid--only-lfs-present-and-no-body.http": (
+            .accepts, "docs/framings.md#raw-http bare LF line ends are accepted"
+        ),
         "sample--no-carriage-ret.http": (.accepts, "docs/framings.md#raw-http bare LF line ends are accepted"),
         "connection--http-1-1-with-keep-alive-disabled-and-204-status.http":
             (.framesOn, "captures concatenate connections: data after 'Connection: close' is framed like any input"),
@@ -29,6 +32,8 @@ struct HTTPConformanceTests {
 
     enum Departure { case accepts, framesOn, rejects, upgrade }
 
+    // The corpus's JSON keys.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     struct Case: Decodable {
         var file: String
         var llhttp_mode: String
@@ -88,10 +93,13 @@ struct HTTPConformanceTests {
             if testCase.llhttp_mode != "response" && testCase.llhttp_mode != "response-finish" { continue }
 
             let logText = try String(
-                contentsOf: Corpora.url("\(folder)/\(testCase.file.replacingOccurrences(of: ".http", with: ".llhttp-log.txt"))"),
+                contentsOf: Corpora.url(
+                    "\(folder)/\(testCase.file.replacingOccurrences(of: ".http", with: ".llhttp-log.txt"))"),
                 encoding: .utf8)
             // Interim 1xx responses are folded into the next record; status 0 is a message whose head never completed.
-            let logged = Self.loggedMessages(logText, input: input).filter { !(100..<200).contains($0.status) || $0.status == 101 }
+            let logged = Self.loggedMessages(logText, input: input).filter {
+                !(100..<200).contains($0.status) || $0.status == 101
+            }
             // llhttp is not told where these inputs end, so a last message it never completed is, for us at a real
             // end of input, either a close-delimited record or a truncatedRecord.
             let expected = logged.filter(\.complete)
@@ -109,10 +117,13 @@ struct HTTPConformanceTests {
 
             switch Self.llhttpDepartures[testCase.file]?.0 {
             case .rejects:
-                if framingFailures.isEmpty { failures.append("\(testCase.file): expected a failure, got \(items.map(describe))") }
+                if framingFailures.isEmpty {
+                    failures.append("\(testCase.file): expected a failure, got \(items.map(describe))")
+                }
             case .upgrade:
                 if records.first?.status != 101 || framingFailures.count != 1 {
-                    failures.append("\(testCase.file): expected a 101 record then one failure, got \(items.map(describe))")
+                    failures.append(
+                        "\(testCase.file): expected a 101 record then one failure, got \(items.map(describe))")
                 }
             case .accepts:
                 // llhttp stopped early, so its log cannot say more: one record per message it began, no failure.
@@ -120,7 +131,9 @@ struct HTTPConformanceTests {
                     failures.append("\(testCase.file): expected to accept, got \(items.map(describe))")
                 }
             case .framesOn:
-                if !matchesCompleted { failures.append("\(testCase.file): first message differs: \(items.map(describe))") }
+                if !matchesCompleted {
+                    failures.append("\(testCase.file): first message differs: \(items.map(describe))")
+                }
             case nil:
                 if testCase.outcome == "error" {
                     if framingFailures.isEmpty {
@@ -137,6 +150,8 @@ struct HTTPConformanceTests {
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
+    // The corpus's JSON keys.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     struct ParserCase: Decodable {
         var file: String
         var status_code: Int

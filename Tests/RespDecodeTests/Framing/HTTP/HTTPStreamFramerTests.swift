@@ -50,7 +50,8 @@ func describe(_ item: FramedItem) -> String {
 @Suite("HTTP stream framer")
 struct HTTPStreamFramerTests {
     @Test func contentLengthBodies() {
-        let items = frame("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.0 201 Created\r\nContent-Length: 0\r\n\r\n")
+        let items = frame(
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.0 201 Created\r\nContent-Length: 0\r\n\r\n")
         #expect(items == ["@0 200 body=\"hello\" fields=1", "@43 201 body=\"\" fields=1"])
     }
 
@@ -80,9 +81,10 @@ struct HTTPStreamFramerTests {
     }
 
     @Test func closeDelimitedLastBody() {
-        #expect(frame("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end\n") == [
-            "@0 200 body=\"until the end\\n\" fields=1"
-        ])
+        #expect(
+            frame("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end\n") == [
+                "@0 200 body=\"until the end\\n\" fields=1"
+            ])
     }
 
     @Test func chunkedWinsOverContentLengthWithAWarning() {
@@ -106,9 +108,10 @@ struct HTTPStreamFramerTests {
     }
 
     @Test func bareLineFeedsAreAccepted() {
-        #expect(frame("HTTP/1.1 200 OK\nContent-Length: 2\n\nhiHTTP/1.1 204 No Content\n\n") == [
-            "@0 200 body=\"hi\" fields=1", "@37 204 body=\"\" fields=0",
-        ])
+        #expect(
+            frame("HTTP/1.1 200 OK\nContent-Length: 2\n\nhiHTTP/1.1 204 No Content\n\n") == [
+                "@0 200 body=\"hi\" fields=1", "@37 204 body=\"\" fields=0",
+            ])
     }
 
     @Test func bareCarriageReturnIsMalformed() {
@@ -120,16 +123,18 @@ struct HTTPStreamFramerTests {
         let items = frame(
             "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nA" + "this is not HTTP\nnor this\n"
                 + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nB")
-        #expect(items == [
-            "@0 200 body=\"A\" fields=1", "@39 malformedRecord status=- bytes=26", "@65 200 body=\"B\" fields=1",
-        ])
+        #expect(
+            items == [
+                "@0 200 body=\"A\" fields=1", "@39 malformedRecord status=- bytes=26", "@65 200 body=\"B\" fields=1",
+            ])
     }
 
     /// Three digits below 100 are no status code (RFC 9110 §15), as in the HAR and ndjson framings: one error, then
     /// the next status line (found by the http fuzz target: `frame` wrote a 050 that ndjson refused).
     @Test func aStatusBelow100IsMalformed() {
-        let items = frame("HTTP/1.1 050 Odd\r\nContent-Length: 1\r\n\r\nA" + "HTTP/1.1 100 Continue\r\n\r\n"
-            + "HTTP/1.1 999 Top\r\nContent-Length: 0\r\n\r\n")
+        let items = frame(
+            "HTTP/1.1 050 Odd\r\nContent-Length: 1\r\n\r\nA" + "HTTP/1.1 100 Continue\r\n\r\n"
+                + "HTTP/1.1 999 Top\r\nContent-Length: 0\r\n\r\n")
         #expect(items == ["@0 malformedRecord status=- bytes=40", "@40 999 body=\"\" fields=1 warnings=1"])
     }
 
@@ -158,7 +163,8 @@ struct HTTPStreamFramerTests {
 
     @Test func chunkedAndCloseDelimitedBodyLimits() {
         let limits = Limits(maxBodyBytes: 4)
-        let chunked = frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n", limits: limits)
+        let chunked = frame(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n", limits: limits)
         #expect(chunked == ["@0 limitExceeded status=200 bytes=68"])
         let toEnd = frame("HTTP/1.1 200 OK\r\n\r\n0123456789", limits: limits)
         #expect(toEnd == ["@0 limitExceeded status=200 bytes=29"])
@@ -167,9 +173,10 @@ struct HTTPStreamFramerTests {
     @Test func truncatedRecords() {
         #expect(frame("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc") == ["@0 truncatedRecord status=200 bytes=42"])
         #expect(frame("HTTP/1.1 200 OK\r\nContent-Le") == ["@0 truncatedRecord status=- bytes=27"])
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab") == [
-            "@0 truncatedRecord status=200 bytes=52"
-        ])
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab") == [
+                "@0 truncatedRecord status=200 bytes=52"
+            ])
         #expect(frame("HTTP/1.") == ["@0 truncatedRecord status=- bytes=7"])
     }
 
@@ -187,17 +194,19 @@ struct HTTPStreamFramerTests {
         }
         #expect(record.headers.last("x-folded") == "a b")
         #expect(record.warnings.count == 1)
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n  , identity\r\n\r\n").first?.contains("malformedRecord") == true)
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n  , identity\r\n\r\n").first?.contains(
+                "malformedRecord") == true)
     }
 
     @Test(arguments: [
-        "2 \r\nhi\r\n0\r\n\r\n",  // trailing space after the size
-        "2 ext\r\nhi\r\n0\r\n\r\n",  // extension without ';'
-        "2;\r\nhi\r\n0\r\n\r\n",  // empty extension
-        "2;a=\"b\r\nhi\r\n0\r\n\r\n",  // unbalanced quote
-        "zz\r\nhi\r\n0\r\n\r\n",  // not hex
-        "11111111111111111\r\n",  // more than 16 hex digits
-        "2\r\nhiXX0\r\n\r\n",  // data not followed by CRLF
+        "2 \r\nhi\r\n0\r\n\r\n", // trailing space after the size
+        "2 ext\r\nhi\r\n0\r\n\r\n", // extension without ';'
+        "2;\r\nhi\r\n0\r\n\r\n", // empty extension
+        "2;a=\"b\r\nhi\r\n0\r\n\r\n", // unbalanced quote
+        "zz\r\nhi\r\n0\r\n\r\n", // not hex
+        "11111111111111111\r\n", // more than 16 hex digits
+        "2\r\nhiXX0\r\n\r\n", // data not followed by CRLF
     ])
     func malformedChunks(_ chunks: String) {
         let items = frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks)
@@ -205,23 +214,28 @@ struct HTTPStreamFramerTests {
     }
 
     @Test func transferCodingOtherThanChunked() {
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nabc") == [
-            "@0 200 body=\"abc\" fields=1 warnings=1"
-        ])
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: anything\r\nContent-Length: 1\r\n\r\nx").first?
-            .contains("malformedRecord") == true)
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nabc") == [
+                "@0 200 body=\"abc\" fields=1 warnings=1"
+            ])
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: anything\r\nContent-Length: 1\r\n\r\nx").first?
+                .contains("malformedRecord") == true)
         // RFC 9112 §6.3: in a response whose final coding is not chunked, the body runs until the connection closes.
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nx") == [
-            "@0 200 body=\"x\" fields=1 warnings=1"
-        ])
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n").first?
-            .contains("malformedRecord") == true)
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nx") == [
+                "@0 200 body=\"x\" fields=1 warnings=1"
+            ])
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n").first?
+                .contains("malformedRecord") == true)
     }
 
     @Test func blankLinesBetweenMessagesAreSkipped() {
-        #expect(frame("\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n\r\n\nHTTP/1.1 204 No Content\r\n\r\n\r\n") == [
-            "@4 204 body=\"\" fields=0", "@34 204 body=\"\" fields=0",
-        ])
+        #expect(
+            frame("\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n\r\n\nHTTP/1.1 204 No Content\r\n\r\n\r\n") == [
+                "@4 204 body=\"\" fields=0", "@34 204 body=\"\" fields=0",
+            ])
     }
 
     // docs/reliability.md#raw-http-framing: a 1 MB header line and 100,000 tiny headers stop at the header limit, and
@@ -245,15 +259,17 @@ struct HTTPStreamFramerTests {
 
     // llhttp: `chunkedchunked` is not chunked, so the body runs to the end of input.
     @Test func chunkedchunkedIsNotChunked() {
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunkedchunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n") == [
-            "@0 200 body=\"2\\r\\nhi\\r\\n0\\r\\n\\r\\n\" fields=1 warnings=1"
-        ])
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunkedchunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n") == [
+                "@0 200 body=\"2\\r\\nhi\\r\\n0\\r\\n\\r\\n\" fields=1 warnings=1"
+            ])
     }
 
     /// Failures found after the head keep its status and fields, so the line can report `contentType`.
     @Test func failuresAfterTheHeadKeepIt() {
         var framer = HTTPStreamFramer()
-        let items = framer.frameAll(Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nabc".utf8))
+        let items = framer.frameAll(
+            Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nabc".utf8))
         guard case .failure(let failure) = items.first else {
             Issue.record("expected a failure: \(items)")
             return
@@ -265,21 +281,27 @@ struct HTTPStreamFramerTests {
     @Test func resyncResumesRightAfterABadHead() {
         let items = frameEverySplit(
             "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"
-                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi" + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
-        #expect(items == ["@0 malformedRecord status=200 bytes=57", "@57 200 body=\"hi\" fields=1", "@97 201 body=\"\" fields=1"])
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi" + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"
+        )
+        #expect(
+            items == [
+                "@0 malformedRecord status=200 bytes=57", "@57 200 body=\"hi\" fields=1", "@97 201 body=\"\" fields=1",
+            ])
     }
 
     // Review finding: where chunk data runs straight into the next response, that response is kept, in any split.
     @Test func chunkedBodyRunningIntoTheNextResponse() {
         let items = frameEverySplit(
-            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello" + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello"
+                + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
         #expect(items == ["@0 malformedRecord status=200 bytes=55", "@55 201 body=\"\" fields=1"])
     }
 
     // Review finding: an interim response before a malformed head belongs to that failure only.
     @Test func interimBeforeAMalformedHead() {
         let items = frameEverySplit(
-            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nBad Header\r\n\r\n" + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nBad Header\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
         #expect(items == ["@0 malformedRecord status=- bytes=56", "@56 200 body=\"hi\" fields=1"])
     }
 
@@ -324,12 +346,14 @@ struct HTTPStreamFramerTests {
     // Review finding: a limit the size of the address space must not overflow the framer's arithmetic.
     @Test func hugeLimitsDoNotOverflow() {
         let limits = Limits(maxHeaderBytes: .max, maxBodyBytes: .max, maxErrorBodyBytes: 4096)
-        #expect(frame("HTTP/1.1 200 OK\r\nContent-Length: 100000000000000\r\n\r\nab", limits: limits) == [
-            "@0 truncatedRecord status=200 bytes=54"
-        ])
-        #expect(frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n", limits: limits) == [
-            "@0 200 body=\"hi\" fields=1"
-        ])
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nContent-Length: 100000000000000\r\n\r\nab", limits: limits) == [
+                "@0 truncatedRecord status=200 bytes=54"
+            ])
+        #expect(
+            frame("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n", limits: limits) == [
+                "@0 200 body=\"hi\" fields=1"
+            ])
     }
 
     @Test func garbageMessagesDoNotDependOnTheSplit() {

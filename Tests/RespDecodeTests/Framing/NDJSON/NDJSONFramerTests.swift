@@ -31,18 +31,21 @@ struct NDJSONFramerTests {
     }
 
     @Test func everyHeaderShape() {
-        let text = [
-            #"{"status":200,"headers":[["A","1"],["A","2"],["B",""]]}"#,
-            #"{"status":200,"headers":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}"#,
-            #"{"status":200,"headers":{"Content-Type":"text/plain","Set-Cookie":["a=1","b=2"],"Empty":[]}}"#,
-            #"{"status":200,"headers":[]}"#,
-            #"{"status":200,"headers":{}}"#,
-            #"{"status":200,"headers":null}"#,
-            #"{"status":200}"#,
-        ].joined(separator: "\n") + "\n"
-        #expect(records(frame(text)).map { $0.headers.fields.map { "\($0.name):\($0.value)" } } == [
-            ["A:1", "A:2", "B:"], ["A:1", "A:2"], ["Content-Type:text/plain", "Set-Cookie:a=1", "Set-Cookie:b=2"], [], [], [], [],
-        ])
+        let text =
+            [
+                #"{"status":200,"headers":[["A","1"],["A","2"],["B",""]]}"#,
+                #"{"status":200,"headers":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}"#,
+                #"{"status":200,"headers":{"Content-Type":"text/plain","Set-Cookie":["a=1","b=2"],"Empty":[]}}"#,
+                #"{"status":200,"headers":[]}"#,
+                #"{"status":200,"headers":{}}"#,
+                #"{"status":200,"headers":null}"#,
+                #"{"status":200}"#,
+            ].joined(separator: "\n") + "\n"
+        #expect(
+            records(frame(text)).map { $0.headers.fields.map { "\($0.name):\($0.value)" } } == [
+                ["A:1", "A:2", "B:"], ["A:1", "A:2"], ["Content-Type:text/plain", "Set-Cookie:a=1", "Set-Cookie:b=2"],
+                [], [], [], [],
+            ])
     }
 
     @Test func bodiesAsTextOrBase64() {
@@ -55,10 +58,11 @@ struct NDJSONFramerTests {
             #"{"status":200,"headers":[["Content-Encoding","gzip"]],"bodyBase64":"H4sIAAAAAAAAAwMAAAAAAAAAAAA="}"#,
         ].joined(separator: "\n")
         let items = records(frame(text))
-        #expect(items.map(\.body) == [
-            Array("hé\n\"x\"".utf8), [0, 1, 2, 0xFD, 0xFE, 0xFF], Array("hello".utf8), Array("hi".utf8), [],
-            [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-        ])
+        #expect(
+            items.map(\.body) == [
+                Array("hé\n\"x\"".utf8), [0, 1, 2, 0xFD, 0xFE, 0xFF], Array("hello".utf8), Array("hi".utf8), [],
+                [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            ])
         #expect(items.allSatisfy { !$0.contentDecoded }, "ndjson bodies are as they were on the wire")
     }
 
@@ -126,16 +130,19 @@ struct NDJSONFramerTests {
         #expect(both?.id == "keep-me" && both?.url == "https://b/" && both?.status == 200)
         #expect(both?.error.message == "both 'body' and 'bodyBase64'")
         let headerProblem = failures([items[25]]).first
-        #expect(headerProblem?.status == 200 && headerProblem?.error.message == "headers[0] is not a [name, value] pair of strings")
+        #expect(
+            headerProblem?.status == 200
+                && headerProblem?.error.message == "headers[0] is not a [name, value] pair of strings")
         let syntax = failures([items[7]]).first
         #expect(syntax?.error.message == "line is not JSON: expected a string key, found '}'")
         #expect(syntax?.error.location?.offset == (syntax?.offset ?? 0) + 14)
     }
 
     @Test func theLastLineWithoutALineFeed() {
-        #expect(summaries(#"{"status":200}"# + "\n" + #"{"status":201,"body":"x"}"#) == [
-            "@0 200 body=\"\" headers=[]", "@15 201 body=\"x\" headers=[]",
-        ])
+        #expect(
+            summaries(#"{"status":200}"# + "\n" + #"{"status":201,"body":"x"}"#) == [
+                "@0 200 body=\"\" headers=[]", "@15 201 body=\"x\" headers=[]",
+            ])
         #expect(summaries(#"{"status":200}"# + "\r").count == 1)
         let cut = frame(#"{"status":200}"# + "\n" + #"{"status":201,"body":"abc"#)
         #expect(kinds(cut) == ["record", "truncatedRecord"])
@@ -196,20 +203,27 @@ struct NDJSONFramerTests {
     }
 
     @Test func limits() {
-        #expect(kinds(frame(#"{"status":200,"body":"0123456789a"}"#, limits: Limits(maxHeaderBytes: 100, maxBodyBytes: 10))) == [
-            "limitExceeded"
-        ])
-        #expect(kinds(frame(#"{"status":200,"bodyBase64":"MDEyMzQ1Njc4OWE="}"#, limits: Limits(maxHeaderBytes: 100, maxBodyBytes: 10))) == [
-            "limitExceeded"
-        ])
+        #expect(
+            kinds(frame(#"{"status":200,"body":"0123456789a"}"#, limits: Limits(maxHeaderBytes: 100, maxBodyBytes: 10)))
+                == [
+                    "limitExceeded"
+                ])
+        #expect(
+            kinds(
+                frame(
+                    #"{"status":200,"bodyBase64":"MDEyMzQ1Njc4OWE="}"#,
+                    limits: Limits(maxHeaderBytes: 100, maxBodyBytes: 10))) == [
+                    "limitExceeded"
+                ])
         #expect(kinds(frame(#"{"status":200,"x":[[[[1]]]]}"#, limits: Limits(maxDepth: 4))) == ["limitExceeded"])
         #expect(kinds(frame(#"{"status":200,"x":[[[1]]]}"#, limits: Limits(maxDepth: 4))) == ["record"])
     }
 
     @Test func aByteOrderMarkAtTheStartIsSkipped() {
-        #expect(summaries("\u{FEFF}" + #"{"status":200}"# + "\n" + #"{"status":201}"#) == [
-            "@3 200 body=\"\" headers=[]", "@18 201 body=\"\" headers=[]",
-        ])
+        #expect(
+            summaries("\u{FEFF}" + #"{"status":200}"# + "\n" + #"{"status":201}"#) == [
+                "@3 200 body=\"\" headers=[]", "@18 201 body=\"\" headers=[]",
+            ])
         #expect(kinds(frame(#"{"status":200}"# + "\n\u{FEFF}" + #"{"status":201}"#)) == ["record", "malformedRecord"])
         #expect(kinds(frame("\u{FEFF}")).isEmpty)
         #expect(kinds(framedInEverySplit([0xEF, 0xBB]) { NDJSONFramer() }) == ["malformedRecord"])
@@ -259,7 +273,10 @@ struct NDJSONFramerTests {
             #"{"status":200,"bo"#,
         ].joined(separator: "\r\n")
         let items = frame(text, limits: Limits(maxErrorBodyBytes: 8))
-        #expect(kinds(items) == ["record", "record", "malformedRecord", "record", "malformedRecord", "record", "truncatedRecord"])
+        #expect(
+            kinds(items) == [
+                "record", "record", "malformedRecord", "record", "malformedRecord", "record", "truncatedRecord",
+            ])
     }
 }
 
@@ -271,12 +288,15 @@ struct NDJSONFramedFieldsTests {
     }
 
     private func message(_ line: String) -> String? {
-        guard case .failure(let failure)? = items(line + "\n").first, failure.error.code == .malformedRecord else { return nil }
+        guard case .failure(let failure)? = items(line + "\n").first, failure.error.code == .malformedRecord else {
+            return nil
+        }
         return failure.error.message
     }
 
     @Test func carriedFieldsAreRead() {
-        let line = #"{"status":200,"warcType":"resource","warcDate":"d","digest":"ok","contentDecoded":true,"#
+        let line =
+            #"{"status":200,"warcType":"resource","warcDate":"d","digest":"ok","contentDecoded":true,"#
             + #""trailers":{"X-A":["1","2"]},"warnings":["w"],"body":"x"}"#
         guard case .record(let record)? = items(line).first else {
             Issue.record("not a record")
@@ -289,7 +309,8 @@ struct NDJSONFramedFieldsTests {
     }
 
     @Test func aCarriedFailureNeedsNoStatus() {
-        let line = #"{"id":"x","error":{"code":"limitExceeded","message":"m","offset":7,"line":1,"column":2},"bodyBytes":99,"bodyBase64":"AAE="}"#
+        let line =
+            #"{"id":"x","error":{"code":"limitExceeded","message":"m","offset":7,"line":1,"column":2},"bodyBytes":99,"bodyBase64":"AAE="}"#
         guard case .failure(let failure)? = items(line).first else {
             Issue.record("not a failure")
             return
@@ -306,14 +327,21 @@ struct NDJSONFramedFieldsTests {
         (#"{"status":200,"warcType":5}"#, "'warcType' is a number, expected a string"),
         (#"{"status":200,"trailers":[["A"]]}"#, "trailers[0] is not a [name, value] pair of strings"),
         (#"{"status":200,"bodyBytes":3}"#, "'bodyBytes' without 'error'"),
-        (#"{"error":{"code":"invalidJSON","message":"m"}}"#,
+        (
+            #"{"error":{"code":"invalidJSON","message":"m"}}"#,
             "'error' is not an object with a framing error's 'code' (malformedRecord, truncatedRecord or limitExceeded) "
-            + "and a string 'message'"),
-        (#"{"error":{"code":"malformedRecord"}}"#,
+                + "and a string 'message'"
+        ),
+        (
+            #"{"error":{"code":"malformedRecord"}}"#,
             "'error' is not an object with a framing error's 'code' (malformedRecord, truncatedRecord or limitExceeded) "
-            + "and a string 'message'"),
+                + "and a string 'message'"
+        ),
         (#"{"error":{"code":"malformedRecord","message":"m"},"bodyBytes":-1}"#, "'bodyBytes' is not a count of bytes"),
-        (#"{"error":{"code":"malformedRecord","message":"m"},"status":42}"#, "'status' 42 is not an HTTP status code (100-999)"),
+        (
+            #"{"error":{"code":"malformedRecord","message":"m"},"status":42}"#,
+            "'status' 42 is not an HTTP status code (100-999)"
+        ),
     ])
     func misusedFieldsMakeTheLineMalformed(_ line: String, _ expected: String) {
         #expect(message(line) == expected)

@@ -57,9 +57,13 @@ struct GzipMembersTests {
 
     @Test func wholeAndPieceByPieceAgree() throws {
         var generator = SplitMix64(seed: 7)
-        let small = (0..<4).map { k in WARCFixtures.gzipMember(Array("member \(k) ".utf8) + Array(repeating: 0x61, count: 100 * k)) }
+        let small = (0..<4).map { k in
+            WARCFixtures.gzipMember(Array("member \(k) ".utf8) + Array(repeating: 0x61, count: 100 * k))
+        }
         // Larger than the whole-member capacity: zlib inflates it; little-compressible so it is not tiny either.
-        let largeBody = (0..<(GzipMembers.wholeCapacity + 100_000)).map { _ in UInt8.random(in: 0x61...0x64, using: &generator) }
+        let largeBody = (0..<(GzipMembers.wholeCapacity + 100_000)).map { _ in
+            UInt8.random(in: 0x61...0x64, using: &generator)
+        }
         let large = WARCFixtures.gzipMember(largeBody)
         var corrupt = WARCFixtures.gzipMember(Array("this member is damaged".utf8))
         corrupt[12] ^= 0xFF
@@ -74,7 +78,10 @@ struct GzipMembersTests {
         #expect(atOnce.whole == 3)
         #expect(atOnce.events.filter { $0.hasPrefix("corrupt") }.count == 3, "\(atOnce.events)")
         #expect(atOnce.events.filter { $0.hasPrefix("memberEnd") }.count == 6, "\(atOnce.events)")
-        for pieces in [[1], [7, 300, 4096], [65_536], [(1...5).map { _ in Int.random(in: 1...20_000, using: &generator) }].flatMap { $0 }] {
+        for pieces in [
+            [1], [7, 300, 4096], [65_536],
+            [(1...5).map { _ in Int.random(in: 1...20_000, using: &generator) }].flatMap { $0 },
+        ] {
             let split = Self.events(input, pieces: pieces)
             #expect(split.events == atOnce.events, "pieces \(pieces)")
         }

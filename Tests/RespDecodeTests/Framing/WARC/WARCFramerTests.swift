@@ -629,11 +629,18 @@ struct WARCFramerTests {
 
     /// Members that fail before giving output, one after another, are each an item: no record goes without a line.
     @Test func consecutiveCorruptMembersAreEachReported() throws {
-        let records = (0..<4).map { WARCFixtures.response(WARCFixtures.json, uri: "http://x/\($0)", id: "<urn:x:\($0)>") }
+        let records = (0..<4).map {
+            WARCFixtures.response(WARCFixtures.json, uri: "http://x/\($0)", id: "<urn:x:\($0)>")
+        }
         for damage in ["header flags", "deflate data"] {
             var members = records.map { WARCFixtures.gzipMember($0) }
             for k in [1, 2] {
-                if damage == "header flags" { members[k][3] = 0xE0 } else { members[k][12] ^= 0xFF; members[k][13] ^= 0xFF }
+                if damage == "header flags" {
+                    members[k][3] = 0xE0
+                } else {
+                    members[k][12] ^= 0xFF
+                    members[k][13] ^= 0xFF
+                }
             }
             var offsets: [Int] = []
             var total = 0
@@ -756,20 +763,20 @@ struct WARCFramerTests {
 
     // MARK: - Digests
 
-    static let textSHA1Base32 = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"  // sha1 of ""
+    static let textSHA1Base32 = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ" // sha1 of ""
 
     @Test(arguments: [
-        ("sha1:T6KEHOHT3A3BKQPYPESWFMYFB5ZB5ZJU", DigestCheck?.some(.ok)),  // Base32
-        ("sha1:9f9443b8f3d8361541f8792562b3050f721ee534", .ok),  // hex
+        ("sha1:T6KEHOHT3A3BKQPYPESWFMYFB5ZB5ZJU", DigestCheck?.some(.ok)), // Base32
+        ("sha1:9f9443b8f3d8361541f8792562b3050f721ee534", .ok), // hex
         ("SHA1:9F9443B8F3D8361541F8792562B3050F721EE534", .ok),
-        ("sha1:n5RDuPPYNhVB+HklYrMFD3Ie5TQ=", .ok),  // base64
-        ("sha1:n5RDuPPYNhVB-HklYrMFD3Ie5TQ", .ok),  // base64url, unpadded
+        ("sha1:n5RDuPPYNhVB+HklYrMFD3Ie5TQ=", .ok), // base64
+        ("sha1:n5RDuPPYNhVB-HklYrMFD3Ie5TQ", .ok), // base64url, unpadded
         ("sha-1:t6kehoht3a3bkqpypeswfmyfb5zb5zju", .ok),
         ("md5:MbxcK4/U8gzXRzR7dQSjhQ==", .ok),
         ("sha256:c9ecf5e54c7b3f2640ecca21f96d4c3625a2b7935104f41c5ede29935a9e52c9", .ok),
         ("sha256:1e25ffe2b6c0b0a8e7b8b1e8e4cb7d5cd1c1d9a0c5d1a6bd2b4f5a98e8e4c2f0", .mismatch),
         ("sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", .mismatch),
-        ("sha1:1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", .mismatch),  // not Base32 (warcio's example-digest.warc)
+        ("sha1:1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", .mismatch), // not Base32 (warcio's example-digest.warc)
         ("md5:dgS4u3t6FaNI1SzsZo5ULw==", .mismatch),
         ("crc32:12345678", nil),
         ("sha1:tooshort", nil),
