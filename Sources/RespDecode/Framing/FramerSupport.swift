@@ -43,3 +43,57 @@ func quotedMismatch(_ buffer: FramerInput, at position: Int, expecting prefix: S
     }
     return "'\(text)'"
 }
+
+/// What the framers that step over the input they are lent share (HTTP, HAR, ndjson; WARC also steps over a stream
+/// of its own when the input is gzip): the caller's ``FramerInput`` swapped in as `input` for the call (which costs
+/// nothing) and back, the loop that hands out the items a step made before stepping again, the end of input, and the
+/// reader index as `position`. A framer is then its state: `step()` and what it reads.
+protocol LentInputFramer: RecordFramer {
+    /// The caller's input during a call; empty between calls.
+    var input: FramerInput { get set }
+    /// Items made and not yet handed out.
+    var outbox: FramedItemQueue { get set }
+    /// The input has ended (`decodeLast` with `seenEOF`).
+    var finished: Bool { get set }
+    /// Makes progress from `input[position...]`: frames, consumes or fails something.
+    /// - Returns: `false` when nothing more can be done until more input comes (or, `finished`, at all).
+    mutating func step() -> Bool
+    /// Called after the input is swapped in, before the first step of a call. Default: nothing.
+    mutating func inputLent()
+    /// Called before the input is swapped back. Default: nothing.
+    mutating func inputReturning()
+}
+
+extension LentInputFramer {
+    mutating func inputLent() {}
+    mutating func inputReturning() {}
+
+    /// The next item from `buffer`: the items made so far first, then steps until one is made or more input is
+    /// needed.
+    /// - Parameters:
+    ///   - buffer: the caller's input, lent for the call.
+    ///   - ended: no more input will come.
+    /// - Returns: the next item, or nil.
+    mutating func next(lending buffer: inout FramerInput, ended: Bool) -> FramedItem? {
+        if ended { finished = true }
+        swap(&input, &buffer)
+        inputLent()
+        defer {
+            inputReturning()
+            swap(&input, &buffer)
+        }
+        while true {
+            if let item = outbox.pop() { return item }
+            guard step() else { return nil }
+        }
+    }
+
+    /// The reader index of the lent input: where the next step starts.
+    var position: Int {
+        get { input.readerIndex }
+        set { input.readerIndex = newValue }
+    }
+
+    /// Bytes of the lent input not yet consumed.
+    var available: Int { input.readableBytes }
+}

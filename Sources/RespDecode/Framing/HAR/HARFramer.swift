@@ -53,7 +53,7 @@
  */
 
 /// Frames HAR 1.2 documents entry by entry. See the file comment for the rules.
-public struct HARFramer: RecordFramer {
+public struct HARFramer: RecordFramer, LentInputFramer {
     private let limits: Limits
     /// The largest entry kept for parsing, in bytes (see the file comment).
     let entryCap: Int
@@ -65,13 +65,13 @@ public struct HARFramer: RecordFramer {
     /// directly; empty between calls. Unconsumed input: `input[position...]`. While a value is scanned, `cursor` is
     /// how far the scanner got (kept across calls as `cursorAhead`, its distance from `position`, since the owner may
     /// compact the input between calls); the bytes from `position` are kept while they may be needed.
-    private var input = FramerInput()
+    var input = FramerInput()
     private var cursor = 0
     private var cursorAhead = 0
     /// The input has ended (`decodeLast`).
-    private var finished = false
+    var finished = false
 
-    private var outbox = FramedItemQueue()
+    var outbox = FramedItemQueue()
 
     private var phase = Phase.start
     private var scanner: ValueScanner
@@ -134,30 +134,18 @@ public struct HARFramer: RecordFramer {
     }
 
     public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
-        swap(&input, &buffer)
-        cursor = position + cursorAhead
-        defer {
-            cursorAhead = cursor - position
-            swap(&input, &buffer)
-        }
-        while true {
-            if let item = outbox.pop() { return item }
-            guard step() else { return nil }
-        }
+        next(lending: &buffer, ended: false)
     }
 
     public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
-        if seenEOF { finished = true }
-        return decode(buffer: &buffer)
+        next(lending: &buffer, ended: seenEOF)
     }
+
+    mutating func inputLent() { cursor = position + cursorAhead }
+    mutating func inputReturning() { cursorAhead = cursor - position }
 
     // MARK: - Input
 
-    private var position: Int {
-        get { input.readerIndex }
-        set { input.readerIndex = newValue }
-    }
-    private var available: Int { input.readableBytes }
     private func offset(of index: Int) -> Int64 { input.offset(of: index) }
 
     /// Consumes the input up to `index`, keeping what the capture still has room for.
@@ -191,7 +179,7 @@ public struct HARFramer: RecordFramer {
     // MARK: - Steps
 
     /// Advances once. Returns `false` when nothing can be done without more input (or the input is done).
-    private mutating func step() -> Bool {
+    mutating func step() -> Bool {
         switch phase {
         case .start: return stepStart()
         case .key(let level, let first): return stepKey(level, first: first)

@@ -29,17 +29,17 @@
 import Glibc
 
 /// Frames raw HTTP/1.x response streams. See the file comment for the rules.
-public struct HTTPStreamFramer: RecordFramer {
+public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
     private let limits: Limits
 
     /// The input lent by `decode` for the call (swapped in and back, which costs nothing), so that the steps read it
     /// directly; empty between calls. Unparsed input: `input[position...]`.
-    private var input = FramerInput()
+    var input = FramerInput()
     /// The input has ended (`decodeLast`).
-    private var finished = false
+    var finished = false
 
     private var state = State.start
-    private var outbox = FramedItemQueue()
+    var outbox = FramedItemQueue()
 
     // The message being framed.
     private var messageStart: Int64 = 0
@@ -84,26 +84,15 @@ public struct HTTPStreamFramer: RecordFramer {
     }
 
     public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
-        swap(&input, &buffer)
-        defer { swap(&input, &buffer) }
-        while true {
-            if let item = outbox.pop() { return item }
-            guard step() else { return nil }
-        }
+        next(lending: &buffer, ended: false)
     }
 
     public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
-        if seenEOF { finished = true }
-        return decode(buffer: &buffer)
+        next(lending: &buffer, ended: seenEOF)
     }
 
     // MARK: - Input
 
-    private var position: Int {
-        get { input.readerIndex }
-        set { input.readerIndex = newValue }
-    }
-    private var available: Int { input.readableBytes }
     private var currentOffset: Int64 { input.readerOffset }
 
     private mutating func consume(_ n: Int) { position += n }
@@ -116,7 +105,7 @@ public struct HTTPStreamFramer: RecordFramer {
     // MARK: - Steps
 
     /// Advances the state machine once. Returns `false` when nothing can be done without more input.
-    private mutating func step() -> Bool {
+    mutating func step() -> Bool {
         switch state {
         case .start: return stepStart()
         case .head: return stepHead()

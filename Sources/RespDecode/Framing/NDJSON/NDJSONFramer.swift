@@ -42,7 +42,7 @@
 import Glibc
 
 /// Frames ndjson records, one per line. See the file comment for the rules.
-public struct NDJSONFramer: RecordFramer {
+public struct NDJSONFramer: RecordFramer, LentInputFramer {
     private let limits: Limits
     /// The longest line kept for parsing, in bytes, not counting its line end.
     let lineCap: Int
@@ -50,15 +50,15 @@ public struct NDJSONFramer: RecordFramer {
     /// The input lent by `decode` for the call (swapped in and back, which costs nothing), so that the steps read it
     /// directly; empty between calls. Unparsed input: `input[position...]`; the first `scanned` bytes after
     /// `position` hold no LF.
-    private var input = FramerInput()
+    var input = FramerInput()
     private var scanned = 0
     /// The input has ended (`decodeLast`).
-    private var finished = false
+    var finished = false
 
     /// While skipping a line over the cap: where it began and its first bytes.
     private var overlong: (start: Int64, excerpt: [UInt8])?
 
-    private var outbox = FramedItemQueue()
+    var outbox = FramedItemQueue()
 
     /// Creates a framer.
     /// - Parameter limits: `maxBodyBytes` and `maxHeaderBytes` (the line cap), `maxDepth` and `maxErrorBodyBytes`
@@ -69,26 +69,14 @@ public struct NDJSONFramer: RecordFramer {
     }
 
     public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
-        swap(&input, &buffer)
-        defer { swap(&input, &buffer) }
-        while true {
-            if let item = outbox.pop() { return item }
-            guard step() else { return nil }
-        }
+        next(lending: &buffer, ended: false)
     }
 
     public mutating func decodeLast(buffer: inout FramerInput, seenEOF: Bool) -> FramedItem? {
-        if seenEOF { finished = true }
-        return decode(buffer: &buffer)
+        next(lending: &buffer, ended: seenEOF)
     }
 
     // MARK: - Input
-
-    private var position: Int {
-        get { input.readerIndex }
-        set { input.readerIndex = newValue }
-    }
-    private var available: Int { input.readableBytes }
 
     /// Index of the first LF in `input[from...]`.
     private func findLineFeed(from: Int) -> Int? { input.firstIndex(of: 0x0A, from: from) }
@@ -96,7 +84,7 @@ public struct NDJSONFramer: RecordFramer {
     // MARK: - Lines
 
     /// Frames one line, or skips part of an over-long one. Returns `false` when more input is needed.
-    private mutating func step() -> Bool {
+    mutating func step() -> Bool {
         if input.readerOffset == 0 && available > 0 && input[position] == 0xEF {
             // A UTF-8 BOM at the start of the input (Windows tools write one) is skipped, once all three bytes are in.
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
