@@ -65,9 +65,21 @@ public struct PendingPayloadDigest: Sendable, Hashable {
     let value: [UInt8]
     /// The payload is the record's `body[payloadStart...]` (after the request head of a request record).
     let payloadStart: Int
-    /// A response whose body was de-chunked: the payload as stored (chunked), checked when the body does not match,
-    /// as writers disagree on which one they digest (warcio issue 74).
-    let storedPayload: [UInt8]?
+    /// A response whose body was de-chunked: what it takes to rebuild the payload as stored (chunked), checked when
+    /// the body does not match, as writers disagree on which one they digest (warcio issue 74).
+    let chunkFraming: ChunkFraming?
+}
+
+/// The bytes that de-chunking removed from a body (chunk-size lines, the line ends after chunk data, the last chunk
+/// and the trailer section), in order, with the body offset each run stood before: the body and these are the body
+/// as stored, at a few bytes per chunk instead of a second copy.
+public struct ChunkFraming: Sendable, Hashable {
+    /// The removed bytes, one run after another.
+    let bytes: [UInt8]
+    /// For each run, the body offset it stood before (non-decreasing).
+    let bodyOffsets: [Int]
+    /// For each run, its length in `bytes`.
+    let lengths: [Int]
 }
 
 /// The WARC header fields of the record a response came from (docs/framings.md#warc).
@@ -153,7 +165,7 @@ public enum FramedItem: Sendable {
     /// Bytes the item holds (its body, or the failure's excerpt): what the runtime's in-flight budget counts.
     var heldBytes: Int {
         switch self {
-        case .record(let record): record.body.count + (record.warc?.pendingDigest?.storedPayload?.count ?? 0)
+        case .record(let record): record.body.count + (record.warc?.pendingDigest?.chunkFraming?.bytes.count ?? 0)
         case .failure(let failure): failure.excerpt.count
         }
     }

@@ -165,15 +165,65 @@ enum PayloadDigest {
     static func matches(_ expected: Expected, _ data: UnsafeBufferPointer<UInt8>) -> Bool? {
         withDigest(expected.algorithm, of: data) { $0.elementsEqual(expected.value) }
     }
+
+    /// Whether the bytes `feed` passes to its argument, in order, have the expected digest (`nil`: libcrypto failed).
+    static func matches(
+        _ expected: Expected, feeding feed: (_ update: (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+    ) -> Bool? {
+        let fetched =
+            switch expected.algorithm {
+            case .sha1: sha1
+            case .sha256: sha256
+            case .sha512: sha512
+            case .md5: md5
+            }
+        guard let md = fetched.md, let context = EVP_MD_CTX_new() else { return nil }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestInit_ex(context, md, nil) == 1 else { return nil }
+        var failed = false
+        feed { data in
+            guard !failed, let base = data.baseAddress, !data.isEmpty else { return }
+            if EVP_DigestUpdate(context, base, data.count) != 1 { failed = true }
+        }
+        guard !failed else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { out -> Bool? in
+            var size: UInt32 = 0
+            guard EVP_DigestFinal_ex(context, out.baseAddress, &size) == 1, Int(size) == expected.algorithm.length
+            else { return nil }
+            return UnsafeBufferPointer(rebasing: out[..<Int(size)]).elementsEqual(expected.value)
+        }
+    }
+}
+
+extension ChunkFraming {
+    /// The runs of `stored` outside `data` (each chunk's data, in order), with the body offsets they stood before.
+    init(stored: UnsafeBufferPointer<UInt8>, data: [Range<Int>]) {
+        var bytes: [UInt8] = []
+        var bodyOffsets: [Int] = []
+        var lengths: [Int] = []
+        var storedAt = 0
+        var bodyAt = 0
+        // The last, empty range takes the run after the last chunk's data (the last chunk, trailers, anything after).
+        for range in data + [stored.count..<stored.count] {
+            if range.lowerBound > storedAt {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: stored[storedAt..<range.lowerBound]))
+                bodyOffsets.append(bodyAt)
+                lengths.append(range.lowerBound - storedAt)
+            }
+            bodyAt += range.count
+            storedAt = range.upperBound
+        }
+        self.init(bytes: bytes, bodyOffsets: bodyOffsets, lengths: lengths)
+    }
 }
 
 /// A `WARC-Payload-Digest` the WARC framer found and left for a worker to check: the expected value, and which bytes
 /// the payload is.
 extension PendingPayloadDigest {
-    init(expected: PayloadDigest.Expected, payloadStart: Int, storedPayload: [UInt8]?) {
+    init(expected: PayloadDigest.Expected, payloadStart: Int, chunkFraming: ChunkFraming?) {
         self.init(
             algorithm: expected.algorithm.rawValue, value: expected.value, payloadStart: payloadStart,
-            storedPayload: storedPayload)
+            chunkFraming: chunkFraming)
     }
 
     /// The digest to compare with; nil for an algorithm this file does not know (none: the framer made it).
@@ -192,8 +242,23 @@ extension ResponseRecord {
         var ok = body.withUnsafeBufferPointer { body in
             PayloadDigest.matches(expected, UnsafeBufferPointer(rebasing: body[pending.payloadStart...]))
         }
-        if ok == false, let stored = pending.storedPayload {
-            ok = stored.withUnsafeBufferPointer { PayloadDigest.matches(expected, $0) }
+        if ok == false, let framing = pending.chunkFraming {
+            ok = body.withUnsafeBufferPointer { body in
+                framing.bytes.withUnsafeBufferPointer { removed in
+                    PayloadDigest.matches(expected) { update in
+                        // The stored body: each removed run before the body bytes it preceded.
+                        var bodyAt = 0
+                        var removedAt = 0
+                        for (offset, length) in zip(framing.bodyOffsets, framing.lengths) {
+                            update(UnsafeBufferPointer(rebasing: body[bodyAt..<offset]))
+                            update(UnsafeBufferPointer(rebasing: removed[removedAt..<removedAt + length]))
+                            bodyAt = offset
+                            removedAt += length
+                        }
+                        update(UnsafeBufferPointer(rebasing: body[bodyAt...]))
+                    }
+                }
+            }
         }
         switch ok {
         case .some(true): warc?.digest = .ok

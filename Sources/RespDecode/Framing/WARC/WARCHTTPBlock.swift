@@ -121,9 +121,9 @@ enum WARCBlock {
         let isRevisit = asciiCaseInsensitiveEquals(type, "revisit")
 
         var record: ResponseRecord
-        // Where the payload starts in the block (after an HTTP head), and whether the body was de-chunked.
+        // Where the payload starts in the block (after an HTTP head), and where a de-chunked body's data stood in it.
         var payloadStart = 0
-        var dechunked = false
+        var chunkData: [Range<Int>]?
         let blockKind = kind(type: type, contentType: contentType, block: block)
         switch blockKind {
         case .httpResponse:
@@ -137,7 +137,7 @@ enum WARCBlock {
                     trailers: parsed.trailers, url: url)
                 warnings += parsed.warnings
                 payloadStart = parsed.bodyStart
-                dechunked = parsed.dechunked
+                chunkData = parsed.chunkData
             }
         case .httpRequest, .other:
             guard block.count <= limits.maxBodyBytes else {
@@ -163,15 +163,18 @@ enum WARCBlock {
                 info.digest = .mismatch
             case .expected(let expected):
                 // Checked by a worker (PayloadDigest.swift). A response: the body as framed; when it was
-                // de-chunked, also the body as stored. Otherwise the block after any request head (the body is the
-                // block).
+                // de-chunked, also the body as stored, which the worker rebuilds from the body and the few bytes
+                // de-chunking removed (not a copy of the payload). Otherwise the block after any request head (the
+                // body is the block).
                 if blockKind == .httpResponse {
                     info.pendingDigest = PendingPayloadDigest(
                         expected: expected, payloadStart: 0,
-                        storedPayload: dechunked ? Array(block[payloadStart...]) : nil)
+                        chunkFraming: chunkData.map {
+                            ChunkFraming(stored: UnsafeBufferPointer(rebasing: block[payloadStart...]), data: $0)
+                        })
                 } else {
                     info.pendingDigest = PendingPayloadDigest(
-                        expected: expected, payloadStart: payloadStart, storedPayload: nil)
+                        expected: expected, payloadStart: payloadStart, chunkFraming: nil)
                 }
             }
         }
@@ -213,8 +216,9 @@ enum WARCBlock {
         var warnings: [String]
         /// Where the body starts in the block (after the last head).
         var bodyStart: Int
-        /// The body was de-chunked (it differs from the stored bytes).
-        var dechunked: Bool
+        /// The body was de-chunked (it differs from the stored bytes): where its bytes stood in the stored ones
+        /// (relative to `bodyStart`), each chunk's data in order; nil when the body is the stored bytes.
+        var chunkData: [Range<Int>]?
     }
 
     /// Parses a block that holds an HTTP/1.x response.
@@ -255,7 +259,7 @@ enum WARCBlock {
         let rest = UnsafeBufferPointer(rebasing: block[start...])
         var body: [UInt8]
         var trailers: HeaderFields?
-        var dechunked = false
+        var chunkData: [Range<Int>]?
         let codings = head.fields.listElements("Transfer-Encoding")
         let chunked =
             codings.last.map { asciiCaseInsensitiveEquals($0, "chunked") } == true
@@ -266,7 +270,8 @@ enum WARCBlock {
                 let others = codings.dropLast().joined(separator: ", ")
                 warnings.append("transfer coding '\(others)' before chunked is not undone")
             }
-            switch dechunk(rest) {
+            var ranges: [Range<Int>] = []
+            switch dechunk(rest, dataRanges: &ranges) {
             case .notChunked:
                 body = Array(rest)
                 if !rest.isEmpty {
@@ -277,7 +282,7 @@ enum WARCBlock {
                 body = data
                 trailers = fields
                 warnings += notes
-                dechunked = true
+                chunkData = ranges
             case .broken(let data, let message):
                 guard writerTruncated else {
                     return .failure(
@@ -285,7 +290,7 @@ enum WARCBlock {
                     )
                 }
                 body = data
-                dechunked = true
+                chunkData = ranges
                 warnings.append(
                     "chunked body cut short (\(message)); the record is WARC-Truncated: kept the \(data.count) bytes de-chunked"
                 )
@@ -313,7 +318,7 @@ enum WARCBlock {
         return .success(
             HTTPResponse(
                 status: head.status, headers: head.fields, body: body, trailers: trailers, warnings: warnings,
-                bodyStart: start, dechunked: dechunked))
+                bodyStart: start, chunkData: chunkData))
     }
 
     enum Dechunked {
@@ -325,7 +330,11 @@ enum WARCBlock {
     }
 
     /// De-chunks a whole chunked body (RFC 9112 §7.1), chunk data copied with one append per chunk.
-    static func dechunk(_ b: UnsafeBufferPointer<UInt8>) -> Dechunked {
+    /// - Parameters:
+    ///   - b: the body as stored.
+    ///   - dataRanges: where each chunk's data stands in `b`, in order, as they are copied.
+    /// - Returns: the body de-chunked, or why it could not be.
+    static func dechunk(_ b: UnsafeBufferPointer<UInt8>, dataRanges: inout [Range<Int>]) -> Dechunked {
         var body: [UInt8] = []
         body.reserveCapacity(b.count)
         var i = 0
@@ -347,6 +356,7 @@ enum WARCBlock {
                     : .broken(body, "a chunk of \(size) bytes at byte \(i) runs past the end of the block")
             }
             body.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<i + size]))
+            dataRanges.append(i..<i + size)
             i += size
             if i < b.count && b[i] == 0x0A {
                 i += 1

@@ -833,6 +833,56 @@ struct WARCFramerTests {
         #expect(plain.warc?.digest == .ok)
     }
 
+    /// The worker rebuilds a de-chunked body as stored from the body and the bytes de-chunking removed (no copy of the
+    /// payload is kept): random chunkings, with extensions, bare LFs, trailers and cut-short bodies of truncated
+    /// records, each check the digest of the stored form as the framer left it.
+    @Test func storedChunkedPayloadIsRebuiltForItsDigest() throws {
+        func sha1(_ bytes: [UInt8]) -> String {
+            "sha1:"
+                + bytes.withUnsafeBufferPointer { PayloadDigest.digest(.sha1, of: $0)! }.map {
+                    String($0, radix: 16).leftPadded(to: 2)
+                }.joined()
+        }
+        var generator = SplitMix64(seed: 18)
+        var checked = 0
+        for round in 0..<300 {
+            let eol = generator.next() % 4 == 0 ? "\n" : "\r\n"
+            var stored = ""
+            var data = ""
+            let chunks = Int(generator.next() % 6)
+            for _ in 0..<chunks {
+                let size = Int(generator.next() % 40) + 1
+                let chunk = String((0..<size).map { _ in Character(Unicode.Scalar(UInt8(97 + generator.next() % 26))) })
+                stored += String(size, radix: 16) + (generator.next() % 3 == 0 ? ";x=1" : "") + eol + chunk + eol
+                data += chunk
+            }
+            let truncated = round % 5 == 4
+            if truncated {
+                stored += "ff" + eol + "cut" // a chunk that runs past the end of the block
+            } else {
+                stored += "0" + eol + (generator.next() % 2 == 0 ? "X-Sum: 1" + eol : "") + eol
+            }
+            let http = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + stored
+            var fields = [("WARC-Payload-Digest", sha1(Array(stored.utf8)))]
+            if truncated { fields.append(("WARC-Truncated", "length")) }
+            var framer = WARCFramer()
+            let item = try #require(FramerSplits.feed(&framer, WARCFixtures.response(http, fields: fields)).first)
+            let record = try #require(item.checkingPayloadDigest().record)
+            if truncated && chunks == 0 {
+                // Not one chunk frames: the body was stored de-chunked, and is taken as it is.
+                #expect(record.body == Array(stored.utf8), "\(round)")
+                #expect(item.record?.warc?.pendingDigest?.chunkFraming == nil)
+            } else {
+                let pending = try #require(item.record?.warc?.pendingDigest?.chunkFraming, "round \(round)")
+                #expect(pending.bytes.count == stored.utf8.count - data.utf8.count, "only what de-chunking removed")
+                #expect(record.body == Array(data.utf8), "\(round)")
+            }
+            #expect(record.warc?.digest == .ok, "round \(round): \(stored.debugDescription)")
+            checked += 1
+        }
+        #expect(checked == 300)
+    }
+
     @Test func payloadDigestOfARequestIsOverItsBody() throws {
         let request = WARCFixtures.record(
             "request",
