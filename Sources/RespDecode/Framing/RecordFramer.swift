@@ -24,7 +24,8 @@ public protocol RecordFramer {
 extension RecordFramer {
     public var skippedRecords: [String: Int] { [:] }
 
-    /// Frames a whole in-memory input at once.
+    /// Frames a whole in-memory input at once. WARC payload digests are left pending, as the runner's workers check
+    /// them: ``FramedItem/checkingPayloadDigest()`` checks one.
     public mutating func frameAll(_ bytes: some Collection<UInt8>) -> [FramedItem] {
         var input = FramerInput(bytes)
         var items: [FramedItem] = []

@@ -206,8 +206,10 @@ public final class StreamRunner {
         while buffer.readableBytes < InputDetection.prefixLength
             && (buffer.readableBytes == 0 || inputReady(fd) || configuration.input == .auto && decision() == .undecided)
         {
-            if readSome(fd, into: &buffer, input: input) <= 0 {
-                ended = true
+            let n = readSome(fd, into: &buffer, input: input)
+            if n <= 0 {
+                // As in `pump`: a stop is not the end of the input, so a record it cuts is not reported truncated.
+                ended = n == 0 || !stopped
                 break
             }
         }

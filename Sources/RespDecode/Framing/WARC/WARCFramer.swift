@@ -144,7 +144,8 @@ public struct WARCFramer: RecordFramer {
     /// - Parameters:
     ///   - limits: `maxHeaderBytes`, `maxBodyBytes` and `maxErrorBodyBytes` apply.
     ///   - types: the WARC-Types that give responses (case-insensitive); `nil` for every type.
-    ///   - verifyDigests: check `WARC-Payload-Digest` (libcrypto); `false` does no digest work at all.
+    ///   - verifyDigests: parse `WARC-Payload-Digest` and leave it on the record as `pendingDigest`, for the worker
+    ///   that writes the line to check (``FramedItem/checkingPayloadDigest()``); `false` does no digest work at all.
     public init(limits: Limits = Limits(), types: Set<String>? = WARCFramer.defaultTypes, verifyDigests: Bool = true) {
         self.limits = limits
         self.types = types.map { Set($0.map { $0.lowercased() }) }
