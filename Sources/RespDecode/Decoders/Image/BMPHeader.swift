@@ -1,8 +1,10 @@
 /// Reads the metadata of a Windows or OS/2 bitmap (`BM`) from its file header and DIB header.
 ///
-/// Supported DIB headers: 12 bytes (OS/2 1.x `BITMAPCOREHEADER`, 16-bit dimensions), 40 (`BITMAPINFOHEADER`),
-/// 52 and 56 (the Adobe variants with colour masks), 64 (OS/2 2.x, read as its first 40 bytes), 108 (V4) and
-/// 124 (V5). Only the headers are read; the pixel data is not looked at.
+/// The DIB header is told by its size: 12 bytes (OS/2 1.x `BITMAPCOREHEADER`, 16-bit dimensions), 40
+/// (`BITMAPINFOHEADER`), 52 and 56 (the Adobe variants with colour masks), 64 (OS/2 2.x `BITMAPCOREHEADER2`, whose
+/// first 40 bytes lie as a `BITMAPINFOHEADER`'s), 108 (V4) and 124 (V5). Each family names its compression codes:
+/// 3 and 4 are bit fields and JPEG in the Windows headers, but Huffman 1D and RLE24 in OS/2 2.x (docs/output.md#image).
+/// Only the headers are read; the pixel data is not looked at.
 enum BMPHeader {
     /// Whether the body starts with `BM`.
     static func matches(_ r: ByteReader) -> Bool {
@@ -63,7 +65,9 @@ enum BMPHeader {
         guard width > 0 && height > 0 else {
             throw invalid("bmp has a zero width or height", at: 18)
         }
-        let embedded = compression == 4 || compression == 5
+        let os2 = headerSize == 12 || headerSize == 64
+        // JPEG and PNG bitmaps (Windows headers only) may give no bit count.
+        let embedded = !os2 && (compression == 4 || compression == 5)
         guard [1, 2, 4, 8, 16, 24, 32].contains(bitCount) || (bitCount == 0 && embedded) else {
             throw invalid("bmp bit count \(bitCount) is not 1, 2, 4, 8, 16, 24 or 32", at: headerSize == 12 ? 24 : 28)
         }
@@ -82,12 +86,24 @@ enum BMPHeader {
             }
             info.hasAlpha = alpha
         }
-        info.compression = compressionName(compression)
+        info.compression = os2 ? os2CompressionName(compression) : compressionName(compression)
         info.dpi = dpi
         return info
     }
 
-    /// The name of a `biCompression` code.
+    /// The name of an OS/2 2.x `ulCompression` code (OS/2 1.x headers have none: 0).
+    private static func os2CompressionName(_ code: Int) -> String {
+        switch code {
+        case 0: "none"
+        case 1: "rle8"
+        case 2: "rle4"
+        case 3: "huffman1d"
+        case 4: "rle24"
+        default: "code \(code)"
+        }
+    }
+
+    /// The name of a Windows `biCompression` code.
     private static func compressionName(_ code: Int) -> String {
         switch code {
         case 0: "none"

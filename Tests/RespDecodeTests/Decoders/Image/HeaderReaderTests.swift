@@ -595,6 +595,19 @@ extension HeaderReaderTests {
             #expect(outcome.info?.bitDepth == (bitCount == 0 ? nil : bitCount))
         }
 
+        /// OS/2 2.x headers (64 bytes) name codes 3 and 4 their own way: Huffman 1D and RLE24, not bit fields and
+        /// JPEG; an OS/2 RLE24 bitmap has its 24 bits, and a bit count of 0 is no embedded image there.
+        @Test(arguments: [(0, 24, "none"), (1, 8, "rle8"), (2, 4, "rle4"), (3, 1, "huffman1d"), (4, 24, "rle24")])
+        func os2CompressionNames(code: Int, bitCount: Int, name: String) {
+            let outcome = readHeader(
+                BMPHeader.read, BMP.file(headerSize: 64, width: 3, height: 3, bitCount: bitCount, compression: code))
+            #expect(outcome.info?.compression == name)
+            #expect(outcome.info?.bitDepth == bitCount)
+            let noBits = readHeader(
+                BMPHeader.read, BMP.file(headerSize: 64, width: 3, height: 3, bitCount: 0, compression: code))
+            #expect(noBits.error?.message == "bmp bit count 0 is not 1, 2, 4, 8, 16, 24 or 32")
+        }
+
         @Test func broken() {
             func message(_ file: [UInt8]) -> String? { readHeader(BMPHeader.read, file).error?.message }
             #expect(
