@@ -742,6 +742,7 @@ enum HAREntry {
         status = code
 
         var fields = HeaderFields()
+        var headerNotes: [String] = []
         switch response["headers"] {
         case nil, .null?:
             break
@@ -749,11 +750,27 @@ enum HAREntry {
             for (position, item) in items.enumerated() {
                 switch item {
                 case .object:
-                    guard let name = item["name"]?.stringValue, let value = item["value"]?.stringValue else {
+                    guard let name = item["name"]?.stringValue else {
                         return failure(
                             .malformedRecord, "response.headers[\(position)] has no string 'name' and 'value'")
                     }
-                    fields.append(name: name, value: value)
+                    if name.hasPrefix(":") {
+                        // An HTTP/2 or HTTP/3 pseudo-header (`:status`): the status is `status`, the rest is no field.
+                        headerNotes.append("response.headers[\(position)]: pseudo-header '\(name)' dropped")
+                        continue
+                    }
+                    if let value = item["value"]?.stringValue {
+                        fields.append(name: name, value: value)
+                    } else if case .array(let values)? = item["value"], let strings = stringElements(values) {
+                        // Repeated fields as one list (Polly.js writes `set-cookie` so): one field per element.
+                        for value in strings { fields.append(name: name, value: value) }
+                        headerNotes.append(
+                            "response.headers[\(position)]: '\(name)' has a list of \(strings.count) values, taken as "
+                                + "as many fields")
+                    } else {
+                        return failure(
+                            .malformedRecord, "response.headers[\(position)] has no string 'name' and 'value'")
+                    }
                 case .array(let pair):
                     guard pair.count == 2, let name = pair[0].stringValue, let value = pair[1].stringValue else {
                         return failure(
@@ -769,7 +786,7 @@ enum HAREntry {
             return failure(.malformedRecord, "response.headers is \(other.typeName), expected an array")
         }
 
-        var warnings: [String] = []
+        var warnings = headerNotes
         if let recordedError { warnings.append("the exporter recorded an error: \(recordedError)") }
         var body: [UInt8] = []
         switch response["content"] {
@@ -840,4 +857,14 @@ enum HAREntry {
                 offset: offset, status: code, headers: fields, body: body, url: url, method: method,
                 contentDecoded: true, warnings: warnings))
     }
+}
+
+/// The elements of a JSON array when every one is a string.
+private func stringElements(_ values: [JSONValue]) -> [String]? {
+    var result: [String] = []
+    for value in values {
+        guard let text = value.stringValue else { return nil }
+        result.append(text)
+    }
+    return result
 }

@@ -169,6 +169,31 @@ struct HARFramerTests {
             record?.headers.fields.map { "\($0.name):\($0.value)" } == ["Content-Type:text/html", "Vary:a", "Vary:b"])
     }
 
+    /// Polly.js writes a repeated field once with a list of values; HTTP/2 exports carry pseudo-headers. The entry is
+    /// read (it was malformedRecord, JSON body and all): one field per value, pseudo-headers dropped, each with a
+    /// warning. A list holding anything but strings is still malformed.
+    @Test func headerValueListsAndPseudoHeaders() {
+        let entry = HARText.entry(
+            headers: #"[{"name":":status","value":"200"},{"name":"content-type","value":"application/json"},"#
+                + #"{"name":"set-cookie","value":["a=1","b=2"]}]"#,
+            content: #"{"size":-1,"mimeType":"application/json","text":"{\"a\":1}"}"#)
+        let entryItems = frame(HARText.document([entry]))
+        #expect(failures(entryItems).map(\.error.message) == [])
+        let record = records(entryItems).first
+        #expect(
+            record?.headers.fields.map { "\($0.name):\($0.value)" }
+                == ["content-type:application/json", "set-cookie:a=1", "set-cookie:b=2"])
+        #expect(record?.body == Array(#"{"a":1}"#.utf8))
+        #expect(
+            record?.warnings == [
+                "response.headers[0]: pseudo-header ':status' dropped",
+                "response.headers[2]: 'set-cookie' has a list of 2 values, taken as as many fields",
+            ])
+        let mixed = HARText.entry(headers: #"[{"name":"x","value":["a",1]}]"#)
+        let items = frame(HARText.document([mixed]))
+        #expect(failures(items).first?.error.message.contains("has no string 'name' and 'value'") == true)
+    }
+
     @Test func mimeTypeOnlyWhenTheHeadersHaveNoContentType() {
         let withField = HARText.entry(
             headers: #"[{"name":"content-type","value":"text/html"}]"#,
