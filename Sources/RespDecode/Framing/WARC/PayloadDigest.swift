@@ -132,46 +132,14 @@ enum PayloadDigest {
     private static let sha512 = Fetched("SHA512")
     private static let md5 = Fetched("MD5")
 
-    /// Runs `body` on the digest of `data`, or gives `nil` if libcrypto could not compute it.
+    /// Runs `body` on the digest of the bytes `feed` passes to its argument, in order, or gives `nil` if libcrypto
+    /// could not compute it. (`EVP_Digest`, the one-call form, makes and frees the same context inside.)
     private static func withDigest<T>(
-        _ algorithm: Algorithm, of data: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> T
+        _ algorithm: Algorithm, feeding feed: (_ update: (UnsafeBufferPointer<UInt8>) -> Void) -> Void,
+        _ body: (UnsafeBufferPointer<UInt8>) -> T
     ) -> T? {
         let fetched =
             switch algorithm {
-            case .sha1: sha1
-            case .sha256: sha256
-            case .sha512: sha512
-            case .md5: md5
-            }
-        guard let md = fetched.md else { return nil }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { out -> T? in
-            var size: UInt32 = 0
-            var empty: UInt8 = 0
-            let ok = withUnsafeMutablePointer(to: &empty) { emptyPointer in
-                let pointer = data.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(emptyPointer)
-                return EVP_Digest(pointer, data.count, out.baseAddress, &size, md, nil)
-            }
-            guard ok == 1, Int(size) == algorithm.length else { return nil }
-            return body(UnsafeBufferPointer(rebasing: out[..<Int(size)]))
-        }
-    }
-
-    /// The digest of `data`, or `nil` if libcrypto could not compute it.
-    static func digest(_ algorithm: Algorithm, of data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        withDigest(algorithm, of: data) { Array($0) }
-    }
-
-    /// Whether `data` has the expected digest (`nil`: libcrypto failed).
-    static func matches(_ expected: Expected, _ data: UnsafeBufferPointer<UInt8>) -> Bool? {
-        withDigest(expected.algorithm, of: data) { $0.elementsEqual(expected.value) }
-    }
-
-    /// Whether the bytes `feed` passes to its argument, in order, have the expected digest (`nil`: libcrypto failed).
-    static func matches(
-        _ expected: Expected, feeding feed: (_ update: (UnsafeBufferPointer<UInt8>) -> Void) -> Void
-    ) -> Bool? {
-        let fetched =
-            switch expected.algorithm {
             case .sha1: sha1
             case .sha256: sha256
             case .sha512: sha512
@@ -186,12 +154,30 @@ enum PayloadDigest {
             if EVP_DigestUpdate(context, base, data.count) != 1 { failed = true }
         }
         guard !failed else { return nil }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { out -> Bool? in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { out -> T? in
             var size: UInt32 = 0
-            guard EVP_DigestFinal_ex(context, out.baseAddress, &size) == 1, Int(size) == expected.algorithm.length
-            else { return nil }
-            return UnsafeBufferPointer(rebasing: out[..<Int(size)]).elementsEqual(expected.value)
+            guard EVP_DigestFinal_ex(context, out.baseAddress, &size) == 1, Int(size) == algorithm.length else {
+                return nil
+            }
+            return body(UnsafeBufferPointer(rebasing: out[..<Int(size)]))
         }
+    }
+
+    /// The digest of `data`, or `nil` if libcrypto could not compute it.
+    static func digest(_ algorithm: Algorithm, of data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        withDigest(algorithm, feeding: { $0(data) }, { Array($0) })
+    }
+
+    /// Whether `data` has the expected digest (`nil`: libcrypto failed).
+    static func matches(_ expected: Expected, _ data: UnsafeBufferPointer<UInt8>) -> Bool? {
+        matches(expected) { $0(data) }
+    }
+
+    /// Whether the bytes `feed` passes to its argument, in order, have the expected digest (`nil`: libcrypto failed).
+    static func matches(
+        _ expected: Expected, feeding feed: (_ update: (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+    ) -> Bool? {
+        withDigest(expected.algorithm, feeding: feed) { $0.elementsEqual(expected.value) }
     }
 }
 
