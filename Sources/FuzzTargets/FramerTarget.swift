@@ -27,7 +27,7 @@ enum FramerTarget {
         // As the workers do before writing a line.
         let item = framed.checkingPayloadDigest()
         let out = OutputBuffer()
-        let source = ResultLine.Source(seq: 0, offset: item.offset, input: nil)
+        let source = ResultLine.Source(seq: 0, offset: item.offset, length: item.length, input: nil)
         _ = decoder.writeLine(for: item, source: source, into: out)
         let line = out.bytes
         guard line.last == UInt8(ascii: "\n"), !line.dropLast().contains(UInt8(ascii: "\n")) else {

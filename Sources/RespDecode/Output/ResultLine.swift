@@ -1,8 +1,8 @@
 /// Writes the pieces of a result line (docs/output.md#the-result-line). Keys appear in this order, each only when it
 /// has a value:
 ///
-///     seq offset input id url method warcType warcRecordId warcDate status contentType sniffed contentEncoding
-///     bodyBytes decodedBytes digest decoder ok value error body trailers warnings
+///     seq offset length input id url method warcType warcRecordId warcDate warcTruncated status contentType sniffed
+///     contentEncoding bodyBytes decodedBytes digest decoder ok value error body trailers warnings
 ///
 /// `seq`, `offset`, `decoder` and `ok` are always present; `status` and `contentType` whenever a response head was
 /// read (`contentType` is `null` when the response had none).
@@ -11,10 +11,13 @@ public struct ResultLine {
     public struct Source: Sendable {
         public var seq: Int
         public var offset: Int64
+        /// The record's extent from `offset` (archives only).
+        public var length: Int64?
         public var input: String?
-        public init(seq: Int, offset: Int64, input: String?) {
+        public init(seq: Int, offset: Int64, length: Int64? = nil, input: String?) {
             self.seq = seq
             self.offset = offset
+            self.length = length
             self.input = input
         }
     }
@@ -23,12 +26,16 @@ public struct ResultLine {
 
     init(_ out: OutputBuffer) { self.out = out }
 
-    /// Opens the line: `{"seq":…,"offset":…[,"input":…]`.
+    /// Opens the line: `{"seq":…,"offset":…[,"length":…][,"input":…]`.
     func begin(_ source: Source) {
         out.append(ascii: "{\"seq\":")
         out.append(decimal: source.seq)
         out.append(ascii: ",\"offset\":")
         out.append(decimal: source.offset)
+        if let length = source.length {
+            out.append(ascii: ",\"length\":")
+            out.append(decimal: length)
+        }
         if let input = source.input { string("input", input) }
     }
 
@@ -41,6 +48,7 @@ public struct ResultLine {
             string("warcType", warc.type)
             if let recordId = warc.recordId { string("warcRecordId", recordId) }
             if let date = warc.date { string("warcDate", date) }
+            if let truncated = warc.truncated { string("warcTruncated", truncated) }
         }
     }
 

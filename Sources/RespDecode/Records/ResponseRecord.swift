@@ -6,6 +6,9 @@
 public struct ResponseRecord: Sendable {
     /// Byte offset of the record's first byte in its input.
     public var offset: Int64
+    /// The record's extent in its input from `offset`, for archives (docs/output.md#record-extents): the whole record
+    /// with its trailing separator, or its gzip member or zstd/lz4 frame(s) in a compressed file. `nil` elsewhere.
+    public var length: Int64?
     /// HTTP status code.
     public var status: Int
     /// Header fields in the order received.
@@ -30,6 +33,7 @@ public struct ResponseRecord: Sendable {
 
     public init(
         offset: Int64,
+        length: Int64? = nil,
         status: Int,
         headers: HeaderFields = HeaderFields(),
         body: [UInt8] = [],
@@ -42,6 +46,7 @@ public struct ResponseRecord: Sendable {
         warnings: [String] = []
     ) {
         self.offset = offset
+        self.length = length
         self.status = status
         self.headers = headers
         self.body = body
@@ -90,6 +95,8 @@ public struct WARCRecordInfo: Sendable, Hashable {
     public var recordId: String?
     /// `WARC-Date`, as written.
     public var date: String?
+    /// `WARC-Truncated`, as written (`length`, `time`, `disconnect`, `unspecified`): the writer cut the payload.
+    public var truncated: String?
     /// The outcome of checking `WARC-Payload-Digest`; `nil` when the record has none, or its algorithm is unknown —
     /// or while the check is still pending.
     public var digest: DigestCheck?
@@ -97,10 +104,14 @@ public struct WARCRecordInfo: Sendable, Hashable {
     /// the line is written): `digest` is set then.
     public var pendingDigest: PendingPayloadDigest?
 
-    public init(type: String, recordId: String? = nil, date: String? = nil, digest: DigestCheck? = nil) {
+    public init(
+        type: String, recordId: String? = nil, date: String? = nil, truncated: String? = nil,
+        digest: DigestCheck? = nil
+    ) {
         self.type = type
         self.recordId = recordId
         self.date = date
+        self.truncated = truncated
         self.digest = digest
     }
 }
@@ -115,6 +126,9 @@ public enum DigestCheck: String, Sendable, Hashable {
 public struct FramingFailure: Sendable, Hashable {
     /// Byte offset in the input where the unframeable bytes begin.
     public var offset: Int64
+    /// The failed record's extent in its input from `offset`, for archives, where it is known (see
+    /// ``ResponseRecord/length``).
+    public var length: Int64?
     /// `malformedRecord`, `truncatedRecord` or `limitExceeded`.
     public var error: RecordError
     /// The status code, when the response head was read before the failure.
@@ -133,10 +147,12 @@ public struct FramingFailure: Sendable, Hashable {
     public var warc: WARCRecordInfo?
 
     public init(
-        offset: Int64, error: RecordError, status: Int? = nil, headers: HeaderFields? = nil, excerpt: [UInt8] = [],
-        bytes: Int64 = 0, url: String? = nil, method: String? = nil, id: String? = nil, warc: WARCRecordInfo? = nil
+        offset: Int64, length: Int64? = nil, error: RecordError, status: Int? = nil, headers: HeaderFields? = nil,
+        excerpt: [UInt8] = [], bytes: Int64 = 0, url: String? = nil, method: String? = nil, id: String? = nil,
+        warc: WARCRecordInfo? = nil
     ) {
         self.offset = offset
+        self.length = length
         self.error = error
         self.status = status
         self.headers = headers
@@ -159,6 +175,14 @@ public enum FramedItem: Sendable {
         switch self {
         case .record(let record): record.offset
         case .failure(let failure): failure.offset
+        }
+    }
+
+    /// The item's extent in its input from `offset`, where the framing knows it (archives).
+    public var length: Int64? {
+        switch self {
+        case .record(let record): record.length
+        case .failure(let failure): failure.length
         }
     }
 

@@ -582,7 +582,8 @@ public struct WARCFramer: RecordFramer {
         let info = header.flatMap { header in
             header.type.map {
                 WARCRecordInfo(
-                    type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
+                    type: $0, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"),
+                    truncated: header.fields.last("WARC-Truncated"))
             }
         }
         return FramingFailure(

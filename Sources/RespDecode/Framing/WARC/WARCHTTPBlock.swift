@@ -111,12 +111,10 @@ enum WARCBlock {
     ) -> Result<ResponseRecord, Problem> {
         var warnings = initial + header.warnings
         let url = header.targetURI(warnings: &warnings)
-        if let truncated = header.fields.last("WARC-Truncated") {
-            warnings.append("WARC-Truncated: \(truncated): the writer cut this record's content short")
-        }
         let type = header.type ?? ""
         var info = WARCRecordInfo(
-            type: type, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"))
+            type: type, recordId: header.fields.last("WARC-Record-ID"), date: header.fields.last("WARC-Date"),
+            truncated: header.fields.last("WARC-Truncated"))
         let contentType = header.fields.last("Content-Type")
         let isRevisit = asciiCaseInsensitiveEquals(type, "revisit")
 

@@ -313,8 +313,9 @@ struct WARCFramerTests {
         let record = try #require(
             warcItems(WARCFixtures.response(cut, fields: [("WARC-Truncated", "length")])).first?.record)
         #expect(record.body == Array("hello".utf8))
-        #expect(record.warnings.count == 2, "\(record.warnings)")
-        #expect(record.warnings[0].hasPrefix("WARC-Truncated: length"))
+        #expect(record.warc?.truncated == "length")
+        #expect(record.warnings.count == 1, "\(record.warnings)")
+        #expect(record.warnings[0].hasPrefix("chunked body cut short"), "\(record.warnings)")
     }
 
     // MARK: - Record types
@@ -896,10 +897,13 @@ struct WARCFramerTests {
 
     // MARK: - Fields
 
-    @Test func warcTruncatedIsAWarning() throws {
+    @Test func warcTruncatedIsReported() throws {
         let input = WARCFixtures.record("resource", fields: [("WARC-Truncated", "length")], block: "x")
         let record = try #require(warcItems(input).first?.record)
-        #expect(record.warnings == ["WARC-Truncated: length: the writer cut this record's content short"])
+        #expect(record.warc?.truncated == "length")
+        #expect(record.warnings.isEmpty)
+        let untruncated = try #require(warcItems(WARCFixtures.record("resource", block: "x")).first?.record)
+        #expect(untruncated.warc?.truncated == nil)
     }
 
     @Test func targetURIRepairs() throws {
