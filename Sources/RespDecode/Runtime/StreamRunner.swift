@@ -334,7 +334,8 @@ public final class StreamRunner {
         seenEOF: Bool = false
     ) {
         while let item = last ? framer.decodeLast(buffer: &buffer, seenEOF: seenEOF) : framer.decode(buffer: &buffer) {
-            batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input.lineName)))
+            batch.items.append(
+                (item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input.lineName)))
             batch.bytes += item.heldBytes
             seq += 1
             if batch.items.count >= JobPool.batchRecords || batch.bytes >= JobPool.batchBytes { submitBatch() }
