@@ -11,7 +11,8 @@
  Entry → record:
 
      response.status ............ status (an integer 100–999); 0 (no response recorded: Chrome, mitmproxy) is a
-                                  malformedRecord failure carrying the url, method and `_error` text
+                                  malformedRecord failure carrying the url, method and `_error` text; so is an
+                                  `_error` entry whose response is missing or null
      response.headers ........... fields, in order, repeats kept: [{name, value}] (HAR 1.2) or [[name, value]] (Slack)
      content.mimeType ........... the Content-Type field, only when the headers have none
      content.text ............... the body as UTF-8 bytes; base64-decoded when content.encoding is "base64"
@@ -721,6 +722,10 @@ enum HAREntry {
             method = request["method"]?.stringValue
         }
         guard let response = entry["response"], case .object = response else {
+            // A failed request (Chrome's and WebPageTest's `_error` entries, browsertime's): say what was recorded.
+            if let recorded = entry["_error"]?.stringValue, entry["response"].map({ $0 == .null }) ?? true {
+                return failure(.malformedRecord, "no response recorded: \(recorded)")
+            }
             let found = entry["response"].map { "'response' is \($0.typeName)" } ?? "no 'response'"
             return failure(.malformedRecord, "\(found), expected an object")
         }

@@ -276,6 +276,25 @@ struct HARFramerTests {
         #expect(bad.first?.excerpt == Array(failed.utf8))
     }
 
+    @Test func anErrorEntryWithoutAResponseSaysWhatWasRecorded() {
+        let request = #"{"method":"GET","url":"https://gone.example/a","headers":[]}"#
+        let noResponse =
+            #"{"startedDateTime":"2026-01-01T00:00:00Z","request":"# + request
+            + #","_error":"net::ERR_NAME_NOT_RESOLVED"}"#
+        let nullResponse = #"{"request":"# + request + #","response":null,"_error":"timeout"}"#
+        let neither = #"{"request":"# + request + "}"
+        let items = frame(HARText.document([noResponse, nullResponse, neither, HARText.entry()]))
+        let bad = failures(items)
+        #expect(bad.count == 3 && records(items).count == 1)
+        #expect(
+            bad.map(\.error.message) == [
+                "entry 0: no response recorded: net::ERR_NAME_NOT_RESOLVED",
+                "entry 1: no response recorded: timeout",
+                "entry 2: no 'response', expected an object",
+            ])
+        #expect(bad.allSatisfy { $0.error.code == .malformedRecord && $0.url == "https://gone.example/a" })
+    }
+
     @Test func anErrorBesideARealStatusIsAWarning() {
         let entry = HARText.entry(extra: #","_error":"net::ERR_ABORTED""#)
         #expect(
