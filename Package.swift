@@ -41,13 +41,15 @@ let package = Package(
         .systemLibrary(name: "CBrotliEncoder", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // OpenSSL's libcrypto (libssl-dev), for its EVP digests only: checking WARC-Payload-Digest.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libzip (libzip-dev): WACZ input, a ZIP file of WARC files, read entry by entry.
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
         .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
             dependencies: [
-                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CCrypto",
+                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CCrypto", "CZip",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Optimized in debug builds too: the tests hold the library to the budgets of the shipped binary (a hostile
@@ -74,8 +76,10 @@ let package = Package(
         .testTarget(
             name: "RespDecodeTests",
             // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on; the compressors to make
-            // gzip, deflate, zstd and br test bodies and .warc.gz members at run time.
-            dependencies: ["RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder"],
+            // gzip, deflate, zstd and br test bodies and .warc.gz members at run time; libzip's writer for WACZ files.
+            dependencies: [
+                "RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder", "CZip",
+            ],
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
@@ -91,8 +95,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members) at
-            // test time.
-            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder"]
+            // test time; libzip's writer, to build WACZ files.
+            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder", "CZip"]
         ),
     ]
 )
