@@ -68,18 +68,16 @@ let package = Package(
             ]
         ),
         // What framers' tests and the fuzz targets share: the every-split verifier, the corpora locator, the seeded
-        // generator. The library's public API only.
-        .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode"]),
+        // generator; and libzip's writer, for the WACZ files the tests make. The library's public API only.
+        .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode", "CZip"]),
         // One fuzz target per parser, through the library's public API only (see FuzzTarget.swift).
         .target(name: "FuzzTargets", dependencies: ["RespDecode", "RespDecodeTestSupport"]),
         .executableTarget(name: "respdecode-fuzz", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "RespDecodeTests",
             // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on; the compressors to make
-            // gzip, deflate, zstd and br test bodies and .warc.gz members at run time; libzip's writer for WACZ files.
-            dependencies: [
-                "RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder", "CZip",
-            ],
+            // gzip, deflate, zstd and br test bodies and .warc.gz members at run time.
+            dependencies: ["RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder"],
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
@@ -90,13 +88,13 @@ let package = Package(
             dependencies: ["respdecode", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Replays every input the fuzzers kept (Tests/FuzzRegressions/TARGET/) through its target, and the seeds.
-        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "RespDecodeTestSupport"]),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",
             // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members) at
-            // test time; libzip's writer, to build WACZ files.
-            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder", "CZip"]
+            // test time.
+            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder"]
         ),
     ]
 )
