@@ -41,13 +41,15 @@ let package = Package(
         .systemLibrary(name: "CBrotliEncoder", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // OpenSSL's libcrypto (libssl-dev), for its EVP digests only: checking WARC-Payload-Digest.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libzip (libzip-dev): WACZ input, a ZIP file of WARC files, read entry by entry.
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
         .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
             dependencies: [
-                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CCrypto",
+                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CCrypto", "CZip",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Optimized in debug builds too: the tests hold the library to the budgets of the shipped binary (a hostile
@@ -66,8 +68,8 @@ let package = Package(
             ]
         ),
         // What framers' tests and the fuzz targets share: the every-split verifier, the corpora locator, the seeded
-        // generator. The library's public API only.
-        .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode"]),
+        // generator; and libzip's writer, for the WACZ files the tests make. The library's public API only.
+        .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode", "CZip"]),
         // One fuzz target per parser, through the library's public API only (see FuzzTarget.swift).
         .target(name: "FuzzTargets", dependencies: ["RespDecode", "RespDecodeTestSupport"]),
         .executableTarget(name: "respdecode-fuzz", dependencies: ["FuzzTargets"]),
@@ -86,7 +88,7 @@ let package = Package(
             dependencies: ["respdecode", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Replays every input the fuzzers kept (Tests/FuzzRegressions/TARGET/) through its target, and the seeds.
-        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "RespDecodeTestSupport"]),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",

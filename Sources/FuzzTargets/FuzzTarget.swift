@@ -13,7 +13,7 @@
 import RespDecode
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case http, warc, har, ndjson, encoding, json, xml
+    case http, warc, wacz, har, ndjson, encoding, json, xml
     case plistBinary = "plist-binary"
     case plistXML = "plist-xml"
     case png, jpeg
@@ -23,6 +23,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .http: FramerTarget.run(data) { HTTPStreamFramer(limits: FuzzLimits.limits) }
         case .warc: FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
+        case .wacz: WACZTarget.run(data)
         case .har: FramerTarget.run(data) { HARFramer(limits: FuzzLimits.limits) }
         case .ndjson: FramerTarget.run(data) { NDJSONFramer(limits: FuzzLimits.limits) }
         case .encoding: EncodingTarget.run(data)

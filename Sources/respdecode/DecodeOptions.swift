@@ -153,6 +153,16 @@ struct DecodeOptions: ParsableArguments {
                 + "expansion).", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 
+    @Option(
+        help: ArgumentHelp(
+            "Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (entries up to 1 MiB "
+                + "always may); also caps all WARC entries of an archive together, per byte of the archive.",
+            valueName: "n"))
+    var maxArchiveRatio = defaults.limits.maxArchiveRatio
+
+    @Option(help: ArgumentHelp("Largest WARC entry of a WACZ, as inflated.", valueName: "size"))
+    var maxArchiveEntryBytes = ByteSize(defaults.limits.maxArchiveEntryBytes)
+
     @Option(help: ArgumentHelp("Most bytes of a failing body kept in a line's \"body\".", valueName: "size"))
     var maxErrorBodyBytes = ByteSize(defaults.limits.maxErrorBodyBytes)
 
@@ -232,6 +242,8 @@ struct DecodeOptions: ParsableArguments {
         .value("max-depth", \.maxDepth, \.limits.maxDepth, 1...1_000_000),
         .value("max-plist-objects", \.maxPlistObjects, \.limits.maxPlistObjects, 1...(1 << 40)),
         .size("max-value-bytes", \.maxValueBytes, \.limits.maxValueBytes),
+        .value("max-archive-ratio", \.maxArchiveRatio, \.limits.maxArchiveRatio, 1...1_000_000),
+        .size("max-archive-entry-bytes", \.maxArchiveEntryBytes, \.limits.maxArchiveEntryBytes),
         .size("max-error-body-bytes", \.maxErrorBodyBytes, \.limits.maxErrorBodyBytes),
         .value("max-warnings", \.maxWarnings, \.limits.maxWarnings, 1...10_000),
         .commandLine("strict", .flag) { .bool($0.strict) },

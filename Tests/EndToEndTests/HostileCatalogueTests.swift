@@ -1,6 +1,7 @@
 import CBrotliEncoder
 import CZlib
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 /// The rows of docs/reliability.md#hostile-inputs that the other hostile suites do not cover, through the
@@ -227,6 +228,47 @@ extension HostileDocumentTests {
             #expect(lines.count == 1 && lines.first?["ok"] as? Bool == true)
             #expect(lines.first?["digest"] as? String == "mismatch", "\(lines)")
         }
+
+        // MARK: docs/reliability.md#wacz WACZ
+
+        static func wacz(_ entries: [ZipFiles.Entry]) -> Data { Data(ZipFiles.make(entries)) }
+
+        static let waczRows: [Row] = {
+            let record = Array(warc(okHTTP))
+            // 10 MB of zeros after a record, deflated at level 9: about 1000:1.
+            let bomb = record + [UInt8](repeating: 0, count: 10_000_000)
+            let bombs = wacz(
+                [ZipFiles.Entry("archive/a.warc", record)]
+                    + (1...3).map { ZipFiles.Entry("archive/bomb-\($0).warc", bomb, deflated: true) })
+            precondition(bombs.count * 1000 < 3 * bomb.count + 1000 * 1000, "the bombs inflate about 1000:1")
+            let lying = ZipFiles.declaring(
+                size: 1000, for: "archive/bomb.warc",
+                in: ZipFiles.make([ZipFiles.Entry("archive/bomb.warc", bomb, deflated: true)]))
+            var crc = ZipFiles.make([ZipFiles.Entry("archive/a.warc", record)])
+            let id = crc.firstRange(of: Array("urn:uuid:1".utf8))!
+            crc[id.lowerBound] = UInt8(ascii: "U")
+            return [
+                Row(
+                    name: "a WACZ whose entries inflate 1000:1", input: bombs,
+                    expected: ["ok", "limitExceeded", "limitExceeded", "limitExceeded"]),
+                Row(
+                    name: "a WACZ whose entry inflates 1000:1 and declares 1000 bytes", input: Data(lying),
+                    expected: ["ok", "malformedRecord"]),
+                Row(
+                    name: "a WACZ whose entries overlap", input: Data(ZipFiles.overlapping(record, count: 1000)),
+                    expected: ["malformedRecord"]),
+                Row(
+                    name: "a WACZ whose entries share one local header",
+                    input: Data(ZipFiles.sharingOneEntry(record, count: 10_000)), expected: ["malformedRecord"]),
+                Row(name: "a WACZ entry with a CRC error", input: Data(crc), expected: ["ok", "malformedRecord"]),
+                Row(
+                    name: "a ZIP that is not a WACZ", input: wacz([ZipFiles.Entry("data/a.warc", record)]),
+                    expected: ["malformedRecord"]),
+            ]
+        }()
+
+        @Test(arguments: waczRows)
+        func waczArchives(_ row: Row) throws { try Self.check(row) }
 
         // MARK: docs/reliability.md#content-encoding the rest of Content-Encoding
 

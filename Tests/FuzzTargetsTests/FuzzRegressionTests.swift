@@ -1,5 +1,6 @@
 import Foundation
 import FuzzTargets
+import RespDecodeTestSupport
 import Testing
 
 /// Every input the fuzzers kept (scripts/fuzz copies crashes, timeouts, leaks and out-of-memory inputs to
@@ -39,5 +40,20 @@ struct FuzzRegressionTests {
         let data = try Data(contentsOf: Self.samples.appendingPathComponent(file))
         #expect(!data.isEmpty)
         target.run([UInt8](data))
+    }
+
+    /// The WACZ target on the WARC sample in a WACZ, stored and deflated, and on ZIP files that are not WACZ files.
+    @Test func waczTargetKeepsItsInvariants() throws {
+        let warc = [UInt8](try Data(contentsOf: Self.samples.appendingPathComponent("traffic.warc.gz")))
+        for deflated in [false, true] {
+            FuzzTarget.wacz.run(
+                ZipFiles.make([
+                    ZipFiles.Entry("datapackage.json", Array(#"{"resources":[]}"#.utf8), deflated: deflated),
+                    ZipFiles.Entry("archive/traffic.warc.gz", warc, deflated: deflated),
+                ]))
+        }
+        FuzzTarget.wacz.run(ZipFiles.make([ZipFiles.Entry("data/a.txt", Array("a".utf8))]))
+        FuzzTarget.wacz.run(ZipFiles.overlapping(Array(warc.prefix(500)), count: 20))
+        FuzzTarget.wacz.run(Array("PK\u{3}\u{4}".utf8))
     }
 }

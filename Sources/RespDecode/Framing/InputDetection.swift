@@ -5,6 +5,7 @@
 ///     1F 8B (a gzip header) ............................... warc (.warc.gz, per record or as a whole)
 ///     (UTF-8 BOM, white space) { then "log" as first key .. har
 ///     (white space) { otherwise ........................... ndjson
+///     PK 03 04 (a ZIP local file header) .................. a WACZ: not a framing (``Decision/zip``)
 ///
 /// A HAR document whose first key is not `log` is read as ndjson, and every line of it fails: `--input har` says
 /// what it is (docs/framings.md#detection).
@@ -26,6 +27,9 @@ public enum InputDetection {
         case undecided
         /// No framing starts like this.
         case unknown
+        /// A ZIP file: a WACZ, whose WARC entries the runner reads one by one (``WACZArchive``), with `--input auto`
+        /// or `warc`.
+        case zip
     }
 
     /// The framing that `prefix` (the input's first bytes) calls for, or `nil` when it is not recognised — also when
@@ -42,6 +46,10 @@ public enum InputDetection {
             bytes.count < signature.utf8.count && signature.utf8.starts(with: bytes)
         }
         if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .format(.warc) }
+        if prefix.starts(with: WACZArchive.magic) { return .zip }
+        if !prefix.isEmpty && prefix.count < WACZArchive.magic.count && WACZArchive.magic.starts(with: prefix) {
+            return .undecided
+        }
         if prefix.count == 1 && prefix[0] == 0x1F { return .undecided }
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         if prefix.count < 3 && bom.starts(with: prefix) { return .undecided }

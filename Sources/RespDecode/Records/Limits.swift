@@ -43,6 +43,12 @@ public struct Limits: Sendable, Hashable {
     /// last one kept says how many more there were. A decoder that can raise them by the thousand (the PNG chunk
     /// walk) stops collecting there too, so that a hostile file cannot make a huge line.
     public var maxWarnings: Int = 16
+    /// Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (docs/framings.md#wacz): an entry
+    /// declaring more is refused before it is read (entries up to 1 MiB always pass), and so is one that would take
+    /// the WARC entries of one archive together past this many times the archive's size. Stops ZIP bombs.
+    public var maxArchiveRatio: Int = 100
+    /// Largest WARC entry of a WACZ, as inflated, in bytes: an entry declaring more is refused before it is read.
+    public var maxArchiveEntryBytes: Int = 64 * 1024 * 1024 * 1024
 
     /// Largest text of one HAR entry or ndjson line: 2 × `maxBodyBytes` + `maxHeaderBytes` (a base64 body is 4/3
     /// of its bytes, plus escapes and the other fields), saturating instead of overflowing.
@@ -66,7 +72,9 @@ public struct Limits: Sendable, Hashable {
         maxJPEGScans: Int? = nil,
         maxJPEGScanPixels: Int? = nil,
         maxImageMemory: Int? = nil,
-        maxImageChunkBytes: Int? = nil
+        maxImageChunkBytes: Int? = nil,
+        maxArchiveRatio: Int? = nil,
+        maxArchiveEntryBytes: Int? = nil
     ) {
         if let maxHeaderBytes { self.maxHeaderBytes = maxHeaderBytes }
         if let maxBodyBytes { self.maxBodyBytes = maxBodyBytes }
@@ -81,5 +89,7 @@ public struct Limits: Sendable, Hashable {
         if let maxJPEGScanPixels { self.maxJPEGScanPixels = maxJPEGScanPixels }
         if let maxImageMemory { self.maxImageMemory = maxImageMemory }
         if let maxImageChunkBytes { self.maxImageChunkBytes = maxImageChunkBytes }
+        if let maxArchiveRatio { self.maxArchiveRatio = maxArchiveRatio }
+        if let maxArchiveEntryBytes { self.maxArchiveEntryBytes = maxArchiveEntryBytes }
     }
 }

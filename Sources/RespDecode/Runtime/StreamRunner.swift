@@ -214,6 +214,10 @@ public final class StreamRunner {
             }
         }
         if stopped && buffer.readableBytes == 0 { return }
+        if configuration.input == .auto || configuration.input == .warc, decision() == .zip {
+            runArchive(input, descriptor: fd, counted: buffer.readableBytes)
+            return
+        }
         var format = configuration.input
         if format == .auto {
             let detected = buffer.withBytes(in: buffer.readerIndex..<buffer.writerIndex, InputDetection.detect)
@@ -229,13 +233,102 @@ public final class StreamRunner {
         pump(&framer, &buffer, fd: fd, ended: ended, input: input)
     }
 
+    /// Reads the WACZ in `descriptor` (docs/framings.md#wacz): each WARC entry, in name order, is an input of its own
+    /// to the WARC framer, named `NAME#ENTRY` (`-#ENTRY` on standard input). An archive that cannot be read is one
+    /// error line; so is an entry that a limit refuses or that cannot be read to its end (after the lines of the
+    /// records read before).
+    /// - Parameters:
+    ///   - input: the input, a regular file (standard input redirected from one will do).
+    ///   - descriptor: its descriptor.
+    ///   - counted: how many of its bytes the statistics have counted already.
+    private func runArchive(_ input: InputSource, descriptor: Int32, counted: Int) {
+        let archive: WACZArchive
+        do {
+            archive = try WACZArchive.open(descriptor: descriptor, limits: configuration.limits)
+        } catch {
+            add(.failure(FramingFailure(offset: 0, error: error)), name: input.lineName)
+            return
+        }
+        var progress = ArchiveProgress(counted: Int64(counted))
+        let prefix = input.lineName ?? "-"
+        for entry in archive.entries {
+            if checkStop() { break }
+            let name = prefix + "#" + entry.name
+            do {
+                let reader = try archive.open(entry)
+                var framer = InputDetection.framer(
+                    for: .warc, limits: configuration.limits, warcTypes: configuration.warcTypes,
+                    verifyDigests: configuration.verifyDigests)
+                pump(&framer, reader, name: name, progress: &progress)
+            } catch {
+                add(.failure(FramingFailure(offset: 0, error: error, bytes: entry.size)), name: name)
+            }
+        }
+        progress.advance(to: archive.byteCount, statistics)
+    }
+
+    /// How far reading an archive has come, for the statistics, which count archive bytes as stored; the bytes that
+    /// detection read first were counted then.
+    private struct ArchiveProgress {
+        var counted: Int64
+        var position: Int64 = 0
+
+        /// Counts the archive as read up to `position` (what is not counted yet of it).
+        mutating func advance(to position: Int64, _ statistics: Statistics) {
+            self.position = max(self.position, position)
+            if self.position > counted {
+                statistics.addBytesRead(Int(self.position - counted))
+                counted = self.position
+            }
+        }
+
+        mutating func advance(by count: Int64, _ statistics: Statistics) { advance(to: position + count, statistics) }
+    }
+
+    /// Feeds the entry `reader` reads through `framer`, as `pump` does an input's descriptor; an entry that cannot be
+    /// read to its end gives the lines of what was read (a record cut short is `truncatedRecord`), then one error line
+    /// at the offset where reading stopped.
+    /// - Parameters:
+    ///   - framer: a WARC framer.
+    ///   - reader: the entry.
+    ///   - name: the entry's `input`.
+    ///   - progress: the archive's statistics (a stored entry counts as it is read, a compressed one when it ends).
+    private func pump<Framer: RecordFramer>(
+        _ framer: inout Framer, _ reader: WACZArchive.EntryReader, name: String, progress: inout ArchiveProgress
+    ) {
+        var buffer = FramerInput(capacity: readSize)
+        var failure: RecordError?
+        while failure == nil && !checkStop() {
+            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: readSize) { spare -> Int in
+                do throws(RecordError) {
+                    return try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: spare[..<readSize]))
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
+            if n == 0 { break }
+            if reader.entry.stored { progress.advance(by: Int64(n), statistics) }
+            drain(&framer, &buffer, name: name)
+        }
+        if !reader.entry.stored && failure == nil && !stopped {
+            progress.advance(by: reader.entry.compressedSize, statistics)
+        }
+        drain(&framer, &buffer, name: name, last: true, seenEOF: !stopped)
+        summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
+        if let failure {
+            let left = max(reader.entry.size - reader.delivered, 0)
+            add(.failure(FramingFailure(offset: reader.delivered, error: failure, bytes: left)), name: name)
+        }
+    }
+
     /// Feeds the rest of the input through `framer`, handing every item to the pool, and counts what it skipped.
     /// After a stop (a signal, or output gone) the records already complete still get their lines; the partial one
     /// at the end is left unread rather than reported as truncated.
     private func pump<Framer: RecordFramer>(
         _ framer: inout Framer, _ buffer: inout FramerInput, fd: Int32, ended: Bool, input: InputSource
     ) {
-        drain(&framer, &buffer, input: input)
+        drain(&framer, &buffer, name: input.lineName)
         var ended = ended
         while !ended && !stopped {
             // About to block on a pipe with nothing in it: let the reader downstream have what is done.
@@ -245,9 +338,9 @@ public final class StreamRunner {
                 ended = n == 0 || !stopped
                 break
             }
-            drain(&framer, &buffer, input: input)
+            drain(&framer, &buffer, name: input.lineName)
         }
-        drain(&framer, &buffer, input: input, last: true, seenEOF: ended)
+        drain(&framer, &buffer, name: input.lineName, last: true, seenEOF: ended)
         summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
     }
 
@@ -330,16 +423,20 @@ public final class StreamRunner {
     /// Hands every item `framer` can make of `buffer` to the pool; `last`: no more input will come (`seenEOF`: it
     /// ended, rather than reading stopped).
     private func drain(
-        _ framer: inout some RecordFramer, _ buffer: inout FramerInput, input: InputSource, last: Bool = false,
+        _ framer: inout some RecordFramer, _ buffer: inout FramerInput, name: String?, last: Bool = false,
         seenEOF: Bool = false
     ) {
         while let item = last ? framer.decodeLast(buffer: &buffer, seenEOF: seenEOF) : framer.decode(buffer: &buffer) {
-            batch.items.append(
-                (item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input.lineName)))
-            batch.bytes += item.heldBytes
-            seq += 1
-            if batch.items.count >= JobPool.batchRecords || batch.bytes >= JobPool.batchBytes { submitBatch() }
+            add(item, name: name)
         }
+    }
+
+    /// Puts `item` of the input named `name` (its line's `input`) in the batch.
+    private func add(_ item: FramedItem, name: String?) {
+        batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: name)))
+        batch.bytes += item.heldBytes
+        seq += 1
+        if batch.items.count >= JobPool.batchRecords || batch.bytes >= JobPool.batchBytes { submitBatch() }
     }
 
     private func submitBatch() {

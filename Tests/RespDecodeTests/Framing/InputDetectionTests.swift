@@ -60,4 +60,16 @@ struct InputDetectionTests {
         #expect(Array("WAX".utf8).withUnsafeBufferPointer(InputDetection.decide) == .unknown)
         #expect(Array("{\"lox\"".utf8).withUnsafeBufferPointer(InputDetection.decide) == .format(.ndjson))
     }
+
+    /// A ZIP local file header is a WACZ, which the runner reads entry by entry: no framing (docs/framings.md#wacz).
+    @Test func zipIsAnArchive() {
+        #expect(Array("PK\u{3}\u{4}\u{14}\u{0}".utf8).withUnsafeBufferPointer(InputDetection.decide) == .zip)
+        for prefix in ["P", "PK", "PK\u{3}"] {
+            #expect(
+                Array(prefix.utf8).withUnsafeBufferPointer(InputDetection.decide) == .undecided,
+                "\(prefix.debugDescription)")
+        }
+        #expect(Array("PK\u{5}\u{6}".utf8).withUnsafeBufferPointer(InputDetection.decide) == .unknown)
+        #expect(Array("PKZIP".utf8).withUnsafeBufferPointer(InputDetection.decide) == .unknown)
+    }
 }
