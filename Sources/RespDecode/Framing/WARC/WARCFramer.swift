@@ -410,9 +410,32 @@ public struct WARCFramer: RecordFramer {
         // Many tiny members inside a block are only kept up to a bound.
         let pruneTo = boundaries.count > 1024 ? blockEnd : blockStart
         pruneBoundaries(upTo: input.offset(of: pruneTo))
+        // A record in its own gzip member whose Content-Length runs a separator's length (at most 4 bytes) past the
+        // member's end, where the next member starts a record: the block ends with its member (warcio reads it so).
+        if itemStartsMember, let boundary = boundaries.first(where: { $0.start > input.offset(of: blockStart) }) {
+            let memberEnd = Int(boundary.start - input.baseOffset)
+            if !boundary.plain && memberEnd < blockEnd && blockEnd - memberEnd <= 4 && memberEnd < input.writerIndex {
+                if input.starts(with: "WARC/", at: memberEnd) {
+                    current?.warnings.append(
+                        "Content-Length (\(blockLength)) runs \(blockEnd - memberEnd) bytes past the end of the record's gzip member: the block ends with the member"
+                    )
+                    state = .block(headerLength: headerLength, blockLength: memberEnd - blockStart)
+                    return true
+                }
+                if input.isPrefix(of: "WARC/", at: memberEnd) && !dataEnded { return false }
+            }
+        }
         guard blockEnd <= input.writerIndex else {
             guard dataEnded else { return false }
             let missing = blockEnd - input.writerIndex
+            if itemStartsMember && missing <= 4 && truncatedMember == nil && !(boundaries.last?.plain ?? true) {
+                // The same at the end of the input, after the last member.
+                current?.warnings.append(
+                    "Content-Length (\(blockLength)) runs \(missing) bytes past the end of the record's gzip member: the block ends with the member"
+                )
+                state = .block(headerLength: headerLength, blockLength: blockLength - missing)
+                return true
+            }
             beginFailure(
                 fromCurrent(
                     .truncatedRecord,

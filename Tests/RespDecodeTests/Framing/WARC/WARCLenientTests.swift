@@ -121,6 +121,33 @@ struct WARCLenientTests {
         }
     }
 
+    /// A Content-Length that counts a separator that was not written: in a .warc.gz the record's member ends 4 bytes
+    /// before it, and the block ends there (warcio reads these); in a plain WARC nothing tells where the block ends,
+    /// so each record fails (warcio and FastWARC fail too).
+    @Test func lengthPastTheMemberEnd() throws {
+        let variant = Variant(name: "", separator: "", lengthDelta: 4, warnings: [], lastWarnings: [])
+        let records = (0..<3).map { Self.record(variant, $0).bytes }
+        let members = records.map { WARCFixtures.gzipMember($0) }
+        let items = Self.everySplit(members.flatMap { $0 })
+        let tooLong =
+            "Content-Length (81) runs 4 bytes past the end of the record's gzip member: the block ends with the member"
+        #expect(items.count == 3)
+        for (k, item) in items.enumerated() {
+            let record = try #require(item.record, "\(describeWARC(item))")
+            #expect(String(decoding: record.body, as: UTF8.self) == "{\"n\":\(k)}")
+            #expect(
+                record.warnings == [
+                    tooLong, Self.repaired("nothing", then: k == 2 ? "the end of the input" : "the next record"),
+                ])
+            #expect(record.length == Int64(members[k].count))
+        }
+        #expect(Self.everySplit(records.flatMap { $0 }).allSatisfy { $0.failure != nil })
+        // More than a separator's length: a wrong length, as before.
+        let five = Variant(name: "", separator: "", lengthDelta: 5, warnings: [], lastWarnings: [])
+        let wrong = (0..<2).map { WARCFixtures.gzipMember(Self.record(five, $0).bytes) }
+        #expect(Self.everySplit(wrong.flatMap { $0 }).allSatisfy { $0.failure != nil })
+    }
+
     /// A Content-Length that is really wrong (a block followed by more than line ends) still fails and resumes at
     /// the next record, as warcio's example-trunc.warc needs; so does a CRLF file whose every line end became CR CR LF,
     /// blocks included (the Content-Lengths no longer fit: each record is one failure, none is lost silently).
