@@ -30,7 +30,9 @@
      input ends inside a record (or inside its gzip member) ..... truncatedRecord (then the same search, so records
                                                                   inside a block whose length overshoots are kept)
 
- Header lines ending CR CR LF (a CRLF file converted once more) are read as CRLF, with a warning.
+ Header lines ending CR CR LF (a CRLF file converted once more) are read as CRLF, with a warning. In gzip input, a
+ record in its own member whose Content-Length runs 1 to 4 bytes (a separator counted, not written) past the member's
+ end, where a member starting with `WARC/` or the end of the input follows, ends with its member, with a warning.
  Bare LF line ends are accepted in the header and after the block; blank lines between records are filler, and so
  are NUL bytes and white space at the end of the input (padding, up to 64 KiB; elsewhere they are a failure, and a
  record right after them is kept). In gzip input a member whose data starts with `WARC/` is also a place where the
