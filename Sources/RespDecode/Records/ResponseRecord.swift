@@ -6,8 +6,9 @@
 public struct ResponseRecord: Sendable {
     /// Byte offset of the record's first byte in its input.
     public var offset: Int64
-    /// The record's extent in its input from `offset`, for archives (docs/output.md#record-extents): the whole record
-    /// with its trailing separator, or its gzip member or zstd/lz4 frame(s) in a compressed file. `nil` elsewhere.
+    /// The record's extent in its input from `offset`, for archives (docs/output.md#record-extents): the record up to
+    /// the end of its block, or its gzip member or zstd/lz4 frame(s) in a compressed file, as CDX(J) indexes give it.
+    /// `nil` elsewhere.
     public var length: Int64?
     /// HTTP status code.
     public var status: Int
