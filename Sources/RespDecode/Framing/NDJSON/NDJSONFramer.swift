@@ -489,7 +489,7 @@ enum WARCRevisitFields {
             return .failure(Problem(message: "'refersTo' is \(value.typeName), expected an object"))
         }
         var refers = WARCRefersTo()
-        for (key, member) in members {
+        for (key, member) in members where ["recordId", "targetURI", "date"].contains(key) {
             let text: String?
             switch member {
             case .string(let string): text = string
