@@ -97,7 +97,8 @@ struct FrameCommand: DecodeOptionsCommand {
 
             Takes the options of decoding, so that one --config file serves both; only the framing ones apply: \
             --input, --warc-types, --[no-]digest-check, --max-header-bytes, --max-body-bytes, --max-depth, \
-            --max-error-body-bytes, --jobs, --strict (a framing failure), --stats, --stats-interval, --log-level.
+            --max-error-body-bytes, --jobs, --strict (a framing failure), --stats, --stats-interval, --log-level, \
+            --resolve-revisits, --max-revisit-digests, --index-file.
 
             \(DecodeCommand.exitStatusHelp)
             """

@@ -2,8 +2,8 @@
 ///
 /// Filled and read by the reading thread, in input order, as items are numbered: the same input always resolves
 /// the same way, whatever `--jobs` is. A digest keeps the first response that had it. At most `capacity` digests are
-/// kept: the one kept longest goes first (FIFO), so that memory stays bounded on any input (about 200 bytes a digest,
-/// measured on sha1 Base32 digests).
+/// kept: the one kept longest goes first (FIFO), so that memory stays bounded on any input (about 260 bytes a digest:
+/// 200,000 sha1 Base32 digests raised a run's peak memory by 52 MB).
 struct RevisitDigests {
     let capacity: Int
     private var origins: [String: RecordOrigin] = [:]

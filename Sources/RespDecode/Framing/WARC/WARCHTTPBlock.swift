@@ -14,7 +14,9 @@
 
  WARC-Payload-Digest is checked over the payload: the HTTP entity body of a response (either as stored, chunked, or
  de-chunked: writers disagree, warcio issue 74), the body after the request head of an HTTP request record, the whole
- block otherwise. A revisit's digest is the digest of a payload stored in another record, so it is not checked.
+ block otherwise. A revisit's digest is the digest of a payload stored in another record, so it is not checked; it is
+ kept as written (`payloadDigest`), with the revisit's WARC-Refers-To fields (`refersTo`), for the line and for
+ `--resolve-revisits` (docs/output.md#revisits).
  */
 import Glibc
 
