@@ -16,7 +16,8 @@ extension EndToEndTests {
         /// makes up for records that had none).
         static func content(_ line: [String: Any]) -> NSDictionary {
             var line = line
-            for key in ["seq", "offset", "input", "id"] { line[key] = nil }
+            // (`length` goes with `offset`: the record's extent where the line was read.)
+            for key in ["seq", "offset", "length", "input", "id"] { line[key] = nil }
             return line as NSDictionary
         }
 

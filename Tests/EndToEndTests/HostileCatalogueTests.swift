@@ -164,6 +164,43 @@ extension HostileDocumentTests {
 
         static let okHTTP = json + "Content-Length: 2\r\n\r\n{}"
 
+        /// A WARC response record written wrong the way `variant` says (docs/framings.md#warc, the repairs).
+        static func lenientWARC(_ variant: LenientVariant, _ n: Int) -> Data {
+            let body = "{\"n\":\(n)}"
+            let block = json + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+            let lines = [
+                "WARC/1.1", "WARC-Type: response", "WARC-Record-ID: <urn:uuid:\(n)>",
+                "WARC-Target-URI: http://example.com/\(n)", "Content-Type: application/http; msgtype=response",
+                "Content-Length: \(block.utf8.count + variant.lengthDelta)",
+            ]
+            return Data(
+                (lines.joined(separator: variant.eol) + variant.eol + variant.eol + block + variant.separator).utf8)
+        }
+
+        struct LenientVariant: Sendable {
+            var name: String
+            var eol = "\r\n"
+            var separator: String
+            var lengthDelta = 0
+            /// What the warning of every record says.
+            var warning: String
+        }
+
+        static let lenientVariants = [
+            LenientVariant(
+                name: "one CRLF", separator: "\r\n", warning: "record end repaired: the block is followed by CRLF"),
+            LenientVariant(
+                name: "LF LF", separator: "\n\n", warning: "record end repaired: the block is followed by LF LF"),
+            LenientVariant(
+                name: "nothing", separator: "", warning: "record end repaired: the block is followed by nothing"),
+            LenientVariant(
+                name: "CR CR LF line ends", eol: "\r\r\n", separator: "\r\r\n\r\r\n",
+                warning: "WARC header lines end CR CR LF: read as CRLF"),
+            LenientVariant(
+                name: "Content-Length counts CRLF CRLF", separator: "\r\n\r\n", lengthDelta: 4,
+                warning: "its Content-Length may count line ends that end the block"),
+        ]
+
         static func har(_ contents: [String]) -> Data {
             let entries = contents.map {
                 #"{"response":{"status":200,"headers":[{"name":"Content-Type","value":"application/json"}],"content":\#($0)}}"#
@@ -186,6 +223,30 @@ extension HostileDocumentTests {
                 name: "WARC-Truncated", input: warc(okHTTP, extra: "WARC-Truncated: length\r\n"),
                 expected: ["ok"]),
             Row(
+                name: "WARC one CRLF after each block",
+                input: lenientWARC(lenientVariants[0], 0) + lenientWARC(lenientVariants[0], 1),
+                expected: [
+                    "ok+followed by CRLF then the next record, not CRLF CRLF",
+                    "ok+followed by CRLF then the end of the input, not CRLF CRLF",
+                ]),
+            Row(
+                name: "WARC LF LF after each block", input: lenientWARC(lenientVariants[1], 0),
+                expected: ["ok+followed by LF LF, not CRLF CRLF"]),
+            Row(
+                name: "WARC nothing after a block", input: lenientWARC(lenientVariants[2], 0) + warc(okHTTP),
+                expected: ["ok+followed by nothing then the next record, not CRLF CRLF", "ok"]),
+            Row(
+                name: "WARC CR CR LF line ends", input: lenientWARC(lenientVariants[3], 0),
+                expected: ["ok+followed by CR CRLF CR CRLF then the end of the input, not CRLF CRLF"]),
+            Row(
+                name: "WARC Content-Length counting the CRLF CRLF",
+                input: lenientWARC(lenientVariants[4], 0) + warc(okHTTP),
+                expected: ["ok+its Content-Length may count line ends that end the block", "ok"]),
+            Row(
+                name: "WARC Content-Length 2 short, then CRLF CRLF",
+                input: warc(okHTTP, lengthField: String(okHTTP.utf8.count - 2)) + warc(okHTTP),
+                expected: ["malformedRecord", "ok"]),
+            Row(
                 name: "HAR invalid base64",
                 input: har([
                     #"{"mimeType":"application/json","text":"!!!","encoding":"base64"}"#,
@@ -207,6 +268,33 @@ extension HostileDocumentTests {
 
         @Test(arguments: containerRows)
         func containers(_ row: Row) throws { try Self.check(row) }
+
+        /// A whole file of 30 records written wrong, plain and gzip per record: all 30 decoded, each with the warning
+        /// that names the repair, and `length` as warcio gives it (plain: header and block; gzip: the member).
+        @Test(arguments: lenientVariants.map(\.name))
+        func warcLenientFileOfThirty(_ name: String) throws {
+            let variant = try #require(Self.lenientVariants.first { $0.name == name })
+            let records = (0..<30).map { Self.lenientWARC(variant, $0) }
+            let members = records.map { HostileEncodingTests.gzip(data: Array($0), level: 6) }
+            for (form, input) in [("plain", records.reduce(Data(), +)), ("gzip", Data(members.joined()))] {
+                let lines = try HostileDocumentTests.runLimited(input: input, name: "\(name) \(form)")
+                #expect(lines.count == 30, "\(name) \(form)")
+                var offset = 0
+                for (k, line) in lines.enumerated() {
+                    let warnings = (line["warnings"] as? [String]) ?? []
+                    #expect(line["ok"] as? Bool == true, "\(name) \(form) \(k): \(line)")
+                    #expect(line["url"] as? String == "http://example.com/\(k)", "\(name) \(form) \(k)")
+                    #expect((line["value"] as? [String: Any])?["n"] as? Int == k, "\(name) \(form) \(k): \(line)")
+                    #expect(warnings.contains { $0.contains(variant.warning) }, "\(name) \(form) \(k): \(warnings)")
+                    #expect(line["offset"] as? Int == offset, "\(name) \(form) \(k)")
+                    let extent =
+                        form == "gzip"
+                        ? members[k].count : records[k].count - variant.separator.utf8.count + variant.lengthDelta
+                    #expect(line["length"] as? Int == extent, "\(name) \(form) \(k): \(line)")
+                    offset += form == "gzip" ? members[k].count : records[k].count
+                }
+            }
+        }
 
         /// A corrupt middle member of a per-record .warc.gz costs that record only.
         @Test func warcGzipCorruptMiddleMember() throws {

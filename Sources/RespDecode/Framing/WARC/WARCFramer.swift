@@ -19,12 +19,18 @@
                                                                   in gzip input a member inside it whose data starts
                                                                   with `WARC/` ends it (malformedRecord for a type not
                                                                   chosen), so a wrong length cannot swallow the file
-     block not followed by CRLF CRLF ............................ malformedRecord (the Content-Length is wrong), then
+     block followed by two line ends, not both CRLF (LF LF) ..... read, with a warning
+     block followed by another short run of CR and LF (none, one  read, with a warning naming the run ("record end
+     CRLF, CR CR LF CR CR LF…), then `WARC/` or the end of input  repaired: …"; a Content-Length that counts the
+                                                                  separator ends the block in line ends: the warning
+                                                                  says it may); the block is as Content-Length says
+     block followed by anything else ............................ malformedRecord (the Content-Length is wrong), then
                                                                   the next `WARC/` line after the header: a length
                                                                   too long must not swallow the records it overlaps
-     input ends inside a record ................................. truncatedRecord (then the same search, so records
+     input ends inside a record (or inside its gzip member) ..... truncatedRecord (then the same search, so records
                                                                   inside a block whose length overshoots are kept)
 
+ Header lines ending CR CR LF (a CRLF file converted once more) are read as CRLF, with a warning.
  Bare LF line ends are accepted in the header and after the block; blank lines between records are filler, and so
  are NUL bytes and white space at the end of the input (padding, up to 64 KiB; elsewhere they are a failure, and a
  record right after them is kept). In gzip input a member whose data starts with `WARC/` is also a place where the
@@ -51,6 +57,11 @@
  `.warc.gz` cut anywhere gives an error item, never a silent end).
 
  A failure's `bytes` counts the bytes it stands for in the stream framed: inflated bytes, for gzip input.
+
+ `length` (docs/output.md#record-extents): plain input, a record's version line to the end of its block (not the
+ separator, as warcio and cdxj-indexer count it), a failure's `bytes`. gzip input: for an item that starts its own
+ member, from that member's start to the end of the member it ends in, when only line ends follow it there (the item is
+ held until that member ends); no length otherwise (gzip as a whole, plain runs between members).
 
  Memory: the framer holds the record being framed (bounded by the limits); unparsed input stays in the caller's
  FramerInput. Compressed input is inflated only as the framer asks for it, into the framer's own buffer of the
@@ -108,6 +119,12 @@ public struct WARCFramer: RecordFramer {
     private var truncatedMember: Int64?
     /// Stream offset where the last item ended: a record starts its member only if the member starts after this.
     private var lastItemEnd: Int64 = 0
+    /// The item being framed starts its own gzip member: its `length` is then its member's (or members').
+    private var itemStartsMember = false
+    /// Where recent gzip members ended: (stream offset, compressed offset), oldest first; for items' `length`.
+    private var memberEnds: [(stream: Int64, end: Int64)] = []
+    /// The held item waits for the end of its member to learn its `length`.
+    private var heldForLength = false
 
     private enum State {
         case start
@@ -261,6 +278,8 @@ public struct WARCFramer: RecordFramer {
     private mutating func stepStart() -> Bool {
         while position < input.writerIndex && (input[position] == 0x0D || input[position] == 0x0A) { position += 1 }
         guard available > 0 else { return false }
+        // More than line ends after the held item, in its member: that member is not the item's alone.
+        if heldForLength { releaseHeld() }
         if mode == .plain && input[position] == 0x1F {
             // gzip members after plain records: inflated from here on.
             if available < 3 && !dataEnded { return false }
@@ -284,6 +303,7 @@ public struct WARCFramer: RecordFramer {
         if input.starts(with: "WARC/", at: position) {
             let start = currentOffset
             let (offset, warning) = reportedOffset(at: start)
+            itemStartsMember = startsOwnMember(at: start)
             current = Current(start: start, offset: offset, warnings: warning.map { [$0] } ?? [])
             scanned = 0
             state = .header
@@ -390,9 +410,32 @@ public struct WARCFramer: RecordFramer {
         // Many tiny members inside a block are only kept up to a bound.
         let pruneTo = boundaries.count > 1024 ? blockEnd : blockStart
         pruneBoundaries(upTo: input.offset(of: pruneTo))
+        // A record in its own gzip member whose Content-Length runs a separator's length (at most 4 bytes) past the
+        // member's end, where the next member starts a record: the block ends with its member (warcio reads it so).
+        if itemStartsMember, let boundary = boundaries.first(where: { $0.start > input.offset(of: blockStart) }) {
+            let memberEnd = Int(boundary.start - input.baseOffset)
+            if !boundary.plain && memberEnd < blockEnd && blockEnd - memberEnd <= 4 && memberEnd < input.writerIndex {
+                if input.starts(with: "WARC/", at: memberEnd) {
+                    current?.warnings.append(
+                        "Content-Length (\(blockLength)) runs \(blockEnd - memberEnd) bytes past the end of the record's gzip member: the block ends with the member"
+                    )
+                    state = .block(headerLength: headerLength, blockLength: memberEnd - blockStart)
+                    return true
+                }
+                if input.isPrefix(of: "WARC/", at: memberEnd) && !dataEnded { return false }
+            }
+        }
         guard blockEnd <= input.writerIndex else {
             guard dataEnded else { return false }
             let missing = blockEnd - input.writerIndex
+            if itemStartsMember && missing <= 4 && truncatedMember == nil && !(boundaries.last?.plain ?? true) {
+                // The same at the end of the input, after the last member.
+                current?.warnings.append(
+                    "Content-Length (\(blockLength)) runs \(missing) bytes past the end of the record's gzip member: the block ends with the member"
+                )
+                state = .block(headerLength: headerLength, blockLength: blockLength - missing)
+                return true
+            }
             beginFailure(
                 fromCurrent(
                     .truncatedRecord,
@@ -420,7 +463,8 @@ public struct WARCFramer: RecordFramer {
             skipIntoFailure(headerLength)
             state = .resync(checkHere: true)
             return true
-        case .ok(let trailerLength):
+        case .ok(let trailerLength, let warning):
+            if let warning { current?.warnings.append(warning) }
             let total = headerLength + blockLength + trailerLength
             completeRecord(blockStart: blockStart, blockEnd: blockEnd, total: total)
             return true
@@ -430,6 +474,9 @@ public struct WARCFramer: RecordFramer {
     /// A whole record with its CRLF CRLF is at `position`: its item (or its count), then the next record.
     private mutating func completeRecord(blockStart: Int, blockEnd: Int, total: Int) {
         guard let record = current, let header = record.header else { return }
+        // Plain input: the record's extent is its header and block, without the separator (as warcio and
+        // cdxj-indexer count it); a failure's, the bytes it stands for.
+        var extent = Int64(blockEnd - position)
         let result: Held
         if let type = header.type, !record.selected {
             result = .skip(type: type.lowercased(), failure: fromCurrent(.malformedRecord, ""))
@@ -452,12 +499,13 @@ public struct WARCFramer: RecordFramer {
                     problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
+                extent = Int64(total)
                 result = .item(.failure(failure), bytes: Int64(total))
             }
         }
         consume(total)
         endItem()
-        emitOrHold(result)
+        emitOrHold(result, plainLength: extent)
     }
 
     private mutating func stepSkip(_ remaining: Int) -> Bool {
@@ -512,7 +560,7 @@ public struct WARCFramer: RecordFramer {
 
     private mutating func stepTrailer() -> Bool {
         switch trailer(at: position) {
-        case .ok(let length):
+        case .ok(let length, _):
             skipIntoFailure(length)
             if failure != nil {
                 finishFailure()
@@ -549,25 +597,75 @@ public struct WARCFramer: RecordFramer {
     }
 
     private enum Trailer {
-        case ok(Int)
+        /// The separator's length, and a warning when it was repaired.
+        case ok(Int, warning: String?)
         case bad, needMore
     }
 
-    /// Two line ends (CRLF, or bare LF) at `index`.
+    /// The longest run of line-end bytes taken for a repaired separator.
+    private static let maxSeparator = 16
+
+    /// The separator after a block that ends at `index`: two line ends (CRLF, or bare LF: with a warning unless both
+    /// are CRLF); or, repaired with a warning, any other short run of CR and LF bytes (none at all, one CRLF, CR CR
+    /// LF…) followed by the next record's version line or by the end of the input.
     private func trailer(at index: Int) -> Trailer {
         var i = index
-        for _ in 0..<2 {
-            guard i < input.writerIndex else { return .needMore }
+        var lineEnds = 0
+        var allCRLF = true
+        while lineEnds < 2 && i < input.writerIndex {
             if input[i] == 0x0A {
                 i += 1
-                continue
+                allCRLF = false
+            } else if input[i] == 0x0D && i + 1 < input.writerIndex && input[i + 1] == 0x0A {
+                i += 2
+            } else {
+                break
             }
-            guard input[i] == 0x0D else { return .bad }
-            guard i + 1 < input.writerIndex else { return .needMore }
-            guard input[i + 1] == 0x0A else { return .bad }
-            i += 2
+            lineEnds += 1
         }
-        return .ok(i - index)
+        if lineEnds == 2 {
+            return .ok(i - index, warning: allCRLF ? nil : Self.separatorWarning(input, from: index, to: i, then: nil))
+        }
+        // Repairs: a run of CR and LF, then the next record or the end of the input.
+        var end = index
+        while end < input.writerIndex && end - index < Self.maxSeparator && (input[end] == 0x0D || input[end] == 0x0A) {
+            end += 1
+        }
+        if end == input.writerIndex {
+            // (Not where a gzip member is cut short: that is a truncated record.)
+            guard dataEnded && truncatedMember == nil else { return .needMore }
+            return .ok(
+                end - index, warning: Self.separatorWarning(input, from: index, to: end, then: "the end of the input"))
+        }
+        if input.starts(with: "WARC/", at: end) {
+            return .ok(
+                end - index, warning: Self.separatorWarning(input, from: index, to: end, then: "the next record"))
+        }
+        if input.isPrefix(of: "WARC/", at: end) && !dataEnded { return .needMore }
+        return .bad
+    }
+
+    /// The warning for the separator `buffer[from..<to]` after a block (then `then`), when it is not CRLF CRLF.
+    static func separatorWarning(_ buffer: FramerInput, from: Int, to: Int, then: String?) -> String {
+        var names: [String] = []
+        var k = from
+        while k < to {
+            if buffer[k] == 0x0D && k + 1 < to && buffer[k + 1] == 0x0A {
+                names.append("CRLF")
+                k += 2
+            } else {
+                names.append(buffer[k] == 0x0D ? "CR" : "LF")
+                k += 1
+            }
+        }
+        var text =
+            "record end repaired: the block is followed by \(names.isEmpty ? "nothing" : names.joined(separator: " "))"
+        if let then { text += " then \(then)" }
+        text += ", not CRLF CRLF"
+        if names.count < 2 && from > 0 && (buffer[from - 1] == 0x0A || buffer[from - 1] == 0x0D) {
+            text += " (its Content-Length may count line ends that end the block)"
+        }
+        return text
     }
 
     // MARK: - Items
@@ -610,6 +708,7 @@ public struct WARCFramer: RecordFramer {
 
     private mutating func beginFailure(_ error: RecordError, at offset: Int64) {
         let (reported, _) = reportedOffset(at: offset)
+        itemStartsMember = startsOwnMember(at: offset)
         current = nil
         failure = FramingFailure(offset: reported, error: error)
         resyncResumed = false
@@ -630,7 +729,7 @@ public struct WARCFramer: RecordFramer {
         failure = nil
         pending.bytes = currentOffset - failureStart
         endItem()
-        emitOrHold(.item(.failure(pending), bytes: pending.bytes))
+        emitOrHold(.item(.failure(pending), bytes: pending.bytes), plainLength: pending.bytes)
     }
 
     /// The end of an item: framing starts over at `position`.
@@ -640,13 +739,56 @@ public struct WARCFramer: RecordFramer {
         lastItemEnd = currentOffset
     }
 
-    /// Emits a finished item, or holds it while the gzip member it ends in is still open and nothing follows it yet.
-    private mutating func emitOrHold(_ item: Held) {
-        if mode == .gzip && memberOpen && available == 0 && !dataEnded {
+    /// Emits a finished item, or holds it while the gzip member it ends in is still open and nothing follows it yet,
+    /// or while it waits for that member's end to learn its `length` (docs/output.md#record-extents). Plain input:
+    /// the item's length is `plainLength`.
+    private mutating func emitOrHold(_ item: Held, plainLength: Int64? = nil) {
+        releaseHeld()
+        var item = item
+        var waitForLength = false
+        if case .item(let framed, let bytes) = item {
+            switch mode {
+            case .plain:
+                item = .item(framed.withLength(plainLength), bytes: bytes)
+            case .gzip where itemStartsMember:
+                switch memberEnd(after: currentOffset) {
+                case .ended(let end): item = .item(framed.withLength(end.map { $0 - framed.offset }), bytes: bytes)
+                case .open: waitForLength = memberOpen && !dataEnded
+                }
+            default:
+                break
+            }
+        }
+        itemStartsMember = false
+        if mode == .gzip && memberOpen && !dataEnded && (available == 0 || waitForLength) {
             held = item
+            heldForLength = waitForLength
         } else {
             release(item)
         }
+    }
+
+    private enum MemberEnd {
+        /// The member ended at this compressed offset; `nil`: something other than line ends follows the item in it.
+        case ended(Int64?)
+        /// It has not ended yet.
+        case open
+    }
+
+    /// Where the gzip member that holds the stream byte before `end` ended (`end`: where the last item ended, at
+    /// `position`).
+    private mutating func memberEnd(after end: Int64) -> MemberEnd {
+        var k = 0
+        while k < memberEnds.count && memberEnds[k].stream < end { k += 1 }
+        if k > 0 { memberEnds.removeFirst(k) }
+        guard let last = memberEnds.first else { return .open }
+        let stop = Int(last.stream - input.baseOffset)
+        var i = position
+        while i < stop {
+            guard input[i] == 0x0D || input[i] == 0x0A else { return .ended(nil) }
+            i += 1
+        }
+        return .ended(last.end)
     }
 
     private mutating func release(_ item: Held) {
@@ -659,6 +801,7 @@ public struct WARCFramer: RecordFramer {
     private mutating func releaseHeld() {
         guard let item = held else { return }
         held = nil
+        heldForLength = false
         release(item)
     }
 
@@ -753,7 +896,13 @@ public struct WARCFramer: RecordFramer {
                 let next = newline + 1
                 if next < all.count && all[next] == 0x0A { return next + 1 }
                 if next + 1 < all.count && all[next] == 0x0D && all[next + 1] == 0x0A { return next + 2 }
-                if next >= all.count || (all[next] == 0x0D && next + 1 >= all.count) {
+                // CR CR LF line ends (a CRLF file converted once more): repaired by the header parser.
+                if next + 2 < all.count && all[next] == 0x0D && all[next + 1] == 0x0D && all[next + 2] == 0x0A {
+                    return next + 3
+                }
+                if next >= all.count || (all[next] == 0x0D && next + 1 >= all.count)
+                    || (all[next] == 0x0D && all[next + 1] == 0x0D && next + 2 >= all.count)
+                {
                     // Undecided until more input arrives: look at this line end again then.
                     from = newline
                     return nil
@@ -781,6 +930,14 @@ public struct WARCFramer: RecordFramer {
             start,
             "offset is in the decompressed stream: the gzip member at \(boundary.member) holds more than one record"
         )
+    }
+
+    /// Whether an item starting at stream offset `start` starts its own gzip member (after `reportedOffset(at:)`).
+    private func startsOwnMember(at start: Int64) -> Bool {
+        guard mode == .gzip, let boundary = boundaries.first, boundary.start <= start, !boundary.plain else {
+            return false
+        }
+        return boundary.start >= lastItemEnd
     }
 
     /// Forgets member starts before the last one at or before `offset`: no record can start before it any more.
@@ -818,9 +975,15 @@ public struct WARCFramer: RecordFramer {
                 boundaries.append((start, at, true))
             }
         case .output:
-            releaseHeld()
+            // (An item waiting for its length stays held through line ends: `stepStart` lets it go at anything else.)
+            if !heldForLength { releaseHeld() }
         case .memberEnd:
             memberOpen = false
+            memberEnds.append((input.offset(of: input.writerIndex), raw.readerOffset))
+            if memberEnds.count > 1024 { memberEnds.removeFirst(memberEnds.count - 1024) }
+            if heldForLength, case .item(let item, let bytes) = held {
+                held = .item(item.withLength(raw.readerOffset - item.offset), bytes: bytes)
+            }
             releaseHeld()
         case .corrupt(let member, let message):
             memberOpen = false
@@ -898,6 +1061,20 @@ public struct WARCFramer: RecordFramer {
         case .skip(_, var failure):
             failure.error = RecordError(code, message)
             return failure
+        }
+    }
+}
+
+extension FramedItem {
+    /// The item with its `length` set.
+    fileprivate func withLength(_ length: Int64?) -> FramedItem {
+        switch self {
+        case .record(var record):
+            record.length = length
+            return .record(record)
+        case .failure(var failure):
+            failure.length = length
+            return .failure(failure)
         }
     }
 }

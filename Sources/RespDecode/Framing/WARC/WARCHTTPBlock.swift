@@ -64,7 +64,28 @@ struct WARCHeader {
 
     /// Parses a header section: the version line, field lines and the empty line that ends them (CRLF or bare LF).
     /// Fields are parsed as HTTP fields (obsolete line folding joined with a warning, UTF-8 values kept).
+    /// Lines ending CR CR LF (the empty line that ends the section too) are read as CRLF, with a warning.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<WARCHeader, HeadParser.Problem> {
+        let n = bytes.count
+        guard n >= 4, bytes[n - 4] == 0x0A, bytes[n - 3] == 0x0D, bytes[n - 2] == 0x0D, bytes[n - 1] == 0x0A else {
+            return parseSection(bytes)
+        }
+        var repaired: [UInt8] = []
+        repaired.reserveCapacity(n)
+        var k = 0
+        while k < n {
+            if bytes[k] == 0x0D && k + 2 < n && bytes[k + 1] == 0x0D && bytes[k + 2] == 0x0A { k += 1 }
+            repaired.append(bytes[k])
+            k += 1
+        }
+        return repaired.withUnsafeBufferPointer { parseSection($0) }.map { header in
+            var header = header
+            header.warnings.insert("WARC header lines end CR CR LF: read as CRLF", at: 0)
+            return header
+        }
+    }
+
+    private static func parseSection(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<WARCHeader, HeadParser.Problem> {
         guard let newline = WARCBlock.find(0x0A, in: bytes, from: 0, to: bytes.count) else {
             return .failure(HeadParser.Problem(message: "version line has no line end", offset: bytes.count))
         }

@@ -75,6 +75,82 @@ struct WARCConformanceTests {
         }
     }
 
+    // MARK: - Record extents
+
+    /// Offset and length of every index line of `path` (warcio index's JSON lines).
+    static func extents(jsonLines text: String, _ name: String) throws -> [(offset: Int64, length: Int64)] {
+        try text.split(separator: "\n").filter { $0.hasPrefix("{") }.map { line in
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], "\(name): \(line)")
+            return (Int64(object["offset"] ?? "") ?? -1, Int64(object["length"] ?? "") ?? -1)
+        }
+    }
+
+    /// Every record we read has the offset and length that warcio's index gives it (docs/output.md#record-extents);
+    /// the items are the index lines, in order (a failure where warcio read a damaged record: its offset only).
+    static func checkExtents(_ path: String, against expected: [(offset: Int64, length: Int64)]) throws {
+        let items = try frame(path)
+        #expect(items.map(\.offset) == expected.map(\.offset), "\(path)")
+        for (item, line) in zip(items, expected) {
+            switch item {
+            case .record(let r): #expect(r.length == line.length, "\(path) @\(r.offset)")
+            case .failure(let f): #expect(f.length == nil || path.hasSuffix(".warc"), "\(path) @\(f.offset)")
+            }
+        }
+    }
+
+    /// The WARC files of the warcio and webarchive-discovery corpora against their committed warcio 1.8.1 indexes
+    /// (files warcio cannot index aside): the `offset` and `length` cdxj-indexer and pywb use.
+    @Test func offsetsAndLengthsAreWarcios() throws {
+        var checked = 0
+        for file in try Self.indexedFiles() {
+            let text = String(decoding: try Corpora.bytes("\(Self.index)/\(file).jsonl"), as: UTF8.self)
+            try Self.checkExtents("\(Self.data)/\(file)", against: try Self.extents(jsonLines: text, file))
+            checked += 1
+        }
+        let discovery = "warc/webarchive-discovery"
+        let files = Corpora.allFiles(under: discovery).filter { $0.hasSuffix(".warc") || $0.hasSuffix(".warc.gz") }
+        for relative in files {
+            let path = "\(discovery)/\(relative)"
+            let name = (relative as NSString).lastPathComponent
+            let index = "\(discovery)/expected-index-warcio-1.8.1/\(name).jsonl"
+            guard FileManager.default.fileExists(atPath: Corpora.url(index).path) else { continue }
+            let text = String(decoding: try Corpora.bytes(index), as: UTF8.self)
+            try Self.checkExtents(path, against: try Self.extents(jsonLines: text, name))
+            checked += 1
+        }
+        #expect(checked == 9 + 8)
+    }
+
+    /// The `warcio` command, if installed (jwarc's files have no committed index).
+    static let warcioCommand: String? = {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return paths.map { "\($0)/warcio" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// jwarc's WARCs against `warcio index`, run now: skipped where warcio is not installed (CI).
+    @Test(.enabled(if: warcioCommand != nil, "warcio is not installed: jwarc's record extents are not checked"))
+    func jwarcOffsetsAndLengthsAreWarcios() throws {
+        for name in ["cc.warc.gz", "gzip_extra_sl.warc.gz", "fold.warc", "utf8field.warc"] {
+            let path = "warc/jwarc/\(name)"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(Self.warcioCommand))
+            process.arguments = ["index", "-f", "offset,length", Corpora.url(path).path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let expected = try Self.extents(jsonLines: String(decoding: output, as: UTF8.self), name)
+            try Self.checkExtents(path, against: expected)
+            // fold.warc and utf8field.warc end inside their header: our failure stands for the whole file, as
+            // warcio's record does.
+            let items = try Self.frame(path)
+            #expect(items.map(\.length) == expected.map(\.length), "\(name)")
+        }
+    }
+
     /// warcio warns "Record not followed by newline" at 2560 and goes on; the response is our failure item.
     @Test func exampleTruncIsOneFailure() throws {
         let items = try Self.frame("\(Self.data)/example-trunc.warc")

@@ -133,10 +133,10 @@ func describeWARCFully(_ item: FramedItem) -> String {
     switch item {
     case .record(let r):
         return
-            "\(describeWARC(item)) url=\(r.url ?? "-") id=\(r.warc?.recordId ?? "-") headers=\(r.headers.fields.map { "\($0.name):\($0.value)" }) trailers=\(r.trailers?.fields.map(\.value) ?? []) warnings=\(r.warnings)"
+            "\(describeWARC(item)) length=\(r.length.map(String.init) ?? "-") url=\(r.url ?? "-") id=\(r.warc?.recordId ?? "-") headers=\(r.headers.fields.map { "\($0.name):\($0.value)" }) trailers=\(r.trailers?.fields.map(\.value) ?? []) warnings=\(r.warnings)"
     case .failure(let f):
         return
-            "\(describeWARC(item)) \(f.error) url=\(f.url ?? "-") id=\(f.warc?.recordId ?? "-") bytes=\(f.bytes) excerpt=\(f.excerpt.count) status=\(f.status ?? 0)"
+            "\(describeWARC(item)) length=\(f.length.map(String.init) ?? "-") \(f.error) url=\(f.url ?? "-") id=\(f.warc?.recordId ?? "-") bytes=\(f.bytes) excerpt=\(f.excerpt.count) status=\(f.status ?? 0)"
     }
 }
 
@@ -409,6 +409,8 @@ struct WARCFramerTests {
     // MARK: - Truncation
 
     /// Every cut inside a record gives a truncatedRecord or malformedRecord item for it; records before it are whole.
+    /// A cut after a whole block, in the CRLF CRLF after it, leaves the record whole: it is read, with a warning
+    /// (the repair of a separator missing at the end of the input).
     @Test func everyCutOfAPlainWARCGivesAnErrorItem() {
         let records = WARCFixtures.small
         let input = records.flatMap { $0 }
@@ -425,6 +427,11 @@ struct WARCFramerTests {
             #expect(items.prefix(whole).allSatisfy { $0.record != nil }, "cut \(cut)")
             if ends.contains(cut) {
                 #expect(items.count == whole && failures.isEmpty, "cut \(cut)")
+            } else if ends.contains(where: { cut >= $0 - 4 && cut < $0 }) {
+                #expect(items.count == whole + 1 && failures.isEmpty, "cut \(cut): \(items.map(describeWARC))")
+                #expect(
+                    items.last?.record?.warnings.last?.hasPrefix("record end repaired: the block is followed by ")
+                        == true, "cut \(cut)")
             } else {
                 #expect(
                     failures.count == 1 && [.truncatedRecord, .malformedRecord].contains(failures[0].error.code),
@@ -459,8 +466,12 @@ struct WARCFramerTests {
         #expect(inBlock.error.message == "input ended 2 bytes before the end of the block (Content-Length 10)")
         #expect(inBlock.warc?.type == "resource" && inBlock.url == "http://example.com/b.txt")
         #expect(inBlock.bytes == Int64(record.count - 6))
-        let beforeTrailer = try #require(warcItems(Array(record.dropLast(4))).first?.failure)
-        #expect(beforeTrailer.error.message == "input ended before the CRLF CRLF that ends the record")
+        // Cut after the whole block: the record, repaired.
+        let beforeTrailer = try #require(warcItems(Array(record.dropLast(4))).first?.record)
+        #expect(
+            beforeTrailer.warnings == [
+                "record end repaired: the block is followed by nothing then the end of the input, not CRLF CRLF"
+            ])
         let gz = WARCFixtures.gzipMember(record)
         let gzCut = try #require(warcItems(Array(gz.dropLast(3))).first?.failure)
         // All of the record was inflated; the member's CRC was not there to check it.
@@ -510,10 +521,12 @@ struct WARCFramerTests {
     @Test func bareLineFeedsAndBlankLinesBetweenRecords() {
         let lf = Array("WARC/1.0\nWARC-Type: resource\nContent-Length: 2\n\nab\n\n".utf8)
         let input = Array("\r\n\n".utf8) + lf + Array("\r\n\r\n\n".utf8) + WARCFixtures.small[3] + Array("\r\n".utf8)
+        let items = warcEverySplit(input)
         #expect(
-            warcEverySplit(input).map(describeWARC) == [
-                "@3 resource 200 body=\"ab\"", "@\(3 + lf.count + 5) resource 200 body=\"plain text\"",
+            items.map(describeWARC) == [
+                "@3 resource 200 body=\"ab\" warnings=1", "@\(3 + lf.count + 5) resource 200 body=\"plain text\"",
             ])
+        #expect(items.first?.record?.warnings == ["record end repaired: the block is followed by LF LF, not CRLF CRLF"])
     }
 
     @Test func garbageBetweenRecordsIsOneFailure() {
@@ -932,7 +945,8 @@ struct WARCFramerTests {
         #expect(header.warnings.count == 3)
         let items = warcEverySplit(Array((text + "\n\n").utf8))
         let record = try #require(items.first?.record)
-        #expect(record.warc?.type == "metadata" && record.body.isEmpty && record.warnings.count == 3)
+        // The three header warnings, and LF LF after the block.
+        #expect(record.warc?.type == "metadata" && record.body.isEmpty && record.warnings.count == 4)
     }
 
     @Test func emptyInputGivesNothing() {
