@@ -27,8 +27,10 @@ struct DecodeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "WARC record types that become lines, comma-separated, or 'all' (the others are skipped "
-                + "and counted): \(warcTypeNames.joined(separator: ", ")).", valueName: "types"))
-    var warcTypes = warcTypesText(defaults.warcTypes)
+                + "and counted): \(warcTypeNames.joined(separator: ", ")). Default: "
+                + "\(warcTypesText(defaults.warcTypes)); \(warcTypesText(CDXJWriter.recordTypes)) when an index is "
+                + "written (--output cdxj, --index-file), as cdxj-indexer indexes.", valueName: "types"))
+    var warcTypes: String?
 
     @Flag(
         inversion: .prefixedNo,
@@ -111,8 +113,29 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest PNG text or ICC chunk after decompression.", valueName: "size"))
     var maxImageChunkBytes = ByteSize(defaults.limits.maxImageChunkBytes)
 
-    @Option(help: ArgumentHelp("Line format.", valueName: "style"))
+    @Option(
+        help: ArgumentHelp(
+            "Line format: ndjson, pretty, or cdxj (a CDXJ index line per indexed WARC record, as cdxj-indexer "
+                + "writes it).", valueName: "style"))
     var output = defaults.outputStyle
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write a CDXJ index of the records to this file, in the same pass (the lines still go to "
+                + "standard output). Default: none.", valueName: "file"))
+    var indexFile: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "A WARC revisit whose payload digest matches a response or resource read earlier in the run gets "
+                + "\"revisitOf\" (that line's seq, input and offset). Needs revisit in --warc-types."))
+    var resolveRevisits = defaults.resolveRevisits
+
+    @Option(
+        help: ArgumentHelp(
+            "Most payload digests --resolve-revisits keeps; past it the oldest is forgotten.", valueName: "n"))
+    var maxRevisitDigests = defaults.maxRevisitDigests
 
     @Option(
         help: ArgumentHelp(
@@ -199,7 +222,10 @@ struct DecodeOptions: ParsableArguments {
         .value("input", \.input, \.input),
         OptionRow(
             name: "warc-types", shape: .list, range: nil, check: { _ = try $0.warcTypeSet() },
-            apply: { $1.warcTypes = try $0.warcTypeSet() },
+            apply: {
+                $1.warcTypes =
+                    $0.warcTypes == nil ? Self.defaultWARCTypes(indexing: $0.writesIndex) : try $0.warcTypeSet()
+            },
             effective: {
                 $0.configuration.warcTypes.map { .strings(warcTypeNames.filter($0.contains)) } ?? .string("all")
             }),
@@ -235,6 +261,13 @@ struct DecodeOptions: ParsableArguments {
         .size("max-image-memory", \.maxImageMemory, \.limits.maxImageMemory),
         .size("max-image-chunk-bytes", \.maxImageChunkBytes, \.limits.maxImageChunkBytes),
         .value("output", \.output, \.outputStyle),
+        OptionRow(
+            name: "index-file", shape: .value, range: nil,
+            check: { if $0.indexFile == "" { throw ValidationError("--index-file names no file") } },
+            apply: { $1.indexFile = $0.indexFile },
+            effective: { $0.configuration.indexFile.map { .string($0) } ?? .null }),
+        .flag("resolve-revisits", \.resolveRevisits, \.resolveRevisits),
+        .value("max-revisit-digests", \.maxRevisitDigests, \.maxRevisitDigests, 1...(1 << 30)),
         .size("max-header-bytes", \.maxHeaderBytes, \.limits.maxHeaderBytes),
         .size("max-body-bytes", \.maxBodyBytes, \.limits.maxBodyBytes),
         .size("max-decoded-body-bytes", \.maxDecodedBodyBytes, \.limits.maxDecodedBodyBytes),
@@ -270,8 +303,18 @@ struct DecodeOptions: ParsableArguments {
         return configuration
     }
 
-    /// `--warc-types` as a set; nil: all.
+    /// Whether a CDXJ index is written (`--output cdxj`, `--index-file`): the default `--warc-types` is then
+    /// cdxj-indexer's.
+    var writesIndex: Bool { output == .cdxj || indexFile != nil }
+
+    /// The record types when `--warc-types` is not given.
+    static func defaultWARCTypes(indexing: Bool) -> Set<String>? {
+        indexing ? CDXJWriter.recordTypes : defaults.warcTypes
+    }
+
+    /// `--warc-types` as a set; nil: all, or not given (see ``defaultWARCTypes(indexing:)``).
     func warcTypeSet() throws -> Set<String>? {
+        guard let warcTypes else { return nil }
         if warcTypes == "all" { return nil }
         var types: Set<String> = []
         for name in warcTypes.split(separator: ",").map({ String($0.trimmingCharacters()).lowercased() }) {

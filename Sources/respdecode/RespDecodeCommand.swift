@@ -97,7 +97,8 @@ struct FrameCommand: DecodeOptionsCommand {
 
             Takes the options of decoding, so that one --config file serves both; only the framing ones apply: \
             --input, --warc-types, --[no-]digest-check, --max-header-bytes, --max-body-bytes, --max-depth, \
-            --max-error-body-bytes, --jobs, --strict (a framing failure), --stats, --stats-interval, --log-level.
+            --max-error-body-bytes, --jobs, --strict (a framing failure), --stats, --stats-interval, --log-level, \
+            --resolve-revisits, --max-revisit-digests, --index-file.
 
             \(DecodeCommand.exitStatusHelp)
             """
@@ -184,7 +185,18 @@ extension DecodeCommand {
         let logger = startLogging(at: options.logLevel)
         // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        let summary = try run(inputs, configuration: configuration, logger: logger, writer: writer)
+        var indexDescriptor: Int32?
+        if let path = configuration.indexFile {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                logger.critical("cannot open the index file \(path): \(String(cString: strerror(errno)))")
+                throw ExitCode(3)
+            }
+            indexDescriptor = fd
+        }
+        defer { if let indexDescriptor { close(indexDescriptor) } }
+        let summary = try run(
+            inputs, configuration: configuration, logger: logger, writer: writer, indexDescriptor: indexDescriptor)
         if !summary.skipped.isEmpty {
             let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
             logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
@@ -197,12 +209,16 @@ extension DecodeCommand {
     /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error
     /// (docs/output.md#exit-status).
     private static func run(
-        _ inputs: InputArguments, configuration: Configuration, logger: Logger, writer: (any LineWriter)?
+        _ inputs: InputArguments, configuration: Configuration, logger: Logger, writer: (any LineWriter)?,
+        indexDescriptor: Int32?
     ) throws -> RunSummary {
         do {
             return try withStatistics(configuration) { statistics throws(OutputFailure) in
-                try StreamRunner(configuration: configuration, logger: logger, statistics: statistics, writer: writer)
-                    .run(inputs.sources, thenFilesNamedIn: inputs.list)
+                try StreamRunner(
+                    configuration: configuration, logger: logger, statistics: statistics, writer: writer,
+                    indexDescriptor: indexDescriptor
+                )
+                .run(inputs.sources, thenFilesNamedIn: inputs.list)
             }
         } catch .closed {
             throw ExitCode(3)

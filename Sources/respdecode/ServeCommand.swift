@@ -47,6 +47,10 @@ struct ServeCommand: DecodeOptionsCommand {
     func run() throws {
         let configuration = try options.makeConfiguration()
         let level = options.logLevel
+        if configuration.indexFile != nil {
+            StatisticsReporter.writeError("respdecode: --index-file is for runs over files, not for serve\n")
+            throw ExitCode(2)
+        }
         guard let listen = server.listen else {
             StatisticsReporter.writeError("respdecode: \(Self.missingListen.message)\n")
             throw ExitCode(2)

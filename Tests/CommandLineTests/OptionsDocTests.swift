@@ -10,8 +10,12 @@ import Testing
 /// `respdecode config` prints for the defaults. The test below fails when the file, --help and `respdecode config`
 /// disagree; `RESPDECODE_UPDATE_DOCS=1 swift test --filter OptionsDocTests` rewrites the tables from the code.
 enum OptionsDocument {
-    /// The options whose default depends on the machine: `respdecode config` prints this machine's value.
-    static let machineDefaults = ["jobs": "the number of cores this process may run on"]
+    /// The options whose default depends on the machine or on other options: `respdecode config` prints the value
+    /// that applies.
+    static let machineDefaults = [
+        "jobs": "the number of cores this process may run on",
+        "warc-types": "`response,resource`; `response,resource,metadata,revisit` when an index is written",
+    ]
 
     /// One option as ArgumentParser describes it (`--experimental-dump-help`).
     struct Argument {

@@ -15,6 +15,14 @@ public struct Configuration: Sendable {
     public var decoding = CompoundDecoder.Settings()
     /// Line format.
     public var outputStyle: OutputStyle = .ndjson
+    /// Also write a CDXJ index of the records to this file, in the same pass (`--index-file`,
+    /// docs/output.md#cdxj-index); nil: none.
+    public var indexFile: String? = nil
+    /// A revisit whose payload digest matches a response or resource read earlier in the run gets `revisitOf`
+    /// (`--resolve-revisits`, docs/output.md#revisits).
+    public var resolveRevisits = false
+    /// The most payload digests `--resolve-revisits` keeps (`--max-revisit-digests`); the oldest goes first.
+    public var maxRevisitDigests = 1_000_000
     /// Records decoded at once (`--jobs`): the number of cores the process may run on unless set.
     public var jobs = Configuration.defaultJobs
     /// Print a run summary on standard error at the end (`--stats`).
@@ -51,4 +59,6 @@ public enum OutputStyle: String, Sendable, CaseIterable {
     case ndjson
     /// Indented JSON objects, for people.
     case pretty
+    /// A CDXJ index line per indexed WARC record, as webrecorder's cdxj-indexer writes it (docs/output.md#cdxj-index).
+    case cdxj
 }

@@ -53,6 +53,7 @@ public struct CompoundDecoder: Sendable {
         let line = ResultLine(out)
         line.begin(source)
         line.provenance(id: failure.id, url: failure.url, method: failure.method, warc: failure.warc)
+        line.revisit(failure.warc)
         if let status = failure.status { line.integer("status", status) }
         if let headers = failure.headers {
             var ignored: [String] = []
@@ -75,6 +76,7 @@ public struct CompoundDecoder: Sendable {
         var warnings = record.warnings
         line.begin(source)
         line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc)
+        line.revisit(record.warc)
         line.integer("status", record.status)
 
         var (mimeType, charset) = Self.contentType(of: record.headers, warnings: &warnings)

@@ -4,7 +4,7 @@
 /// inputs evenly over its workers, and `respdecode --input ndjson` decode them there into the lines a direct run gives.
 ///
 ///     {"id":"crawl.warc.gz:1234","url":"…","method":"GET","warcType":"response","warcRecordId":"<urn:uuid:…>",
-///      "warcDate":"…","digest":"ok","status":200,"headers":[["Content-Type","application/json"]],
+///      "warcDate":"…","payloadDigest":"sha1:…","digest":"ok","status":200,"headers":[["Content-Type","application/json"]],
 ///      "trailers":[…],"contentDecoded":true,"warnings":["…"],"bodyBase64":"…"}
 ///     {"id":"crawl.warc.gz:5678",…,"error":{"code":"truncatedRecord","message":"…","offset":5678},"bodyBytes":912,
 ///      "bodyBase64":"…"}
@@ -25,6 +25,7 @@ public struct RecordLineWriter: LineWriter {
         case .record(let record):
             begin(id: record.id, source: source, out: out)
             line.provenance(id: nil, url: record.url, method: record.method, warc: record.warc)
+            line.revisit(record.warc, allDigests: true)
             if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
             line.integer("status", record.status)
             line.fieldPairs("headers", record.headers)
@@ -38,6 +39,7 @@ public struct RecordLineWriter: LineWriter {
         case .failure(let failure):
             begin(id: failure.id, source: source, out: out)
             line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc)
+            line.revisit(failure.warc, allDigests: true)
             if let status = failure.status { line.integer("status", status) }
             if let headers = failure.headers { line.fieldPairs("headers", headers) }
             line.error(failure.error)

@@ -1,8 +1,9 @@
 /// Writes the pieces of a result line (docs/output.md#the-result-line). Keys appear in this order, each only when it
 /// has a value:
 ///
-///     seq offset length input id url method warcType warcRecordId warcDate warcTruncated status contentType sniffed
-///     contentEncoding bodyBytes decodedBytes digest decoder ok value error body trailers warnings
+///     seq offset length input id url method warcType warcRecordId warcDate warcTruncated refersTo payloadDigest
+///     revisitOf status contentType sniffed contentEncoding bodyBytes decodedBytes digest decoder ok value error body
+///     trailers warnings
 ///
 /// `seq`, `offset`, `decoder` and `ok` are always present; `status` and `contentType` whenever a response head was
 /// read (`contentType` is `null` when the response had none).
@@ -49,6 +50,45 @@ public struct ResultLine {
             if let recordId = warc.recordId { string("warcRecordId", recordId) }
             if let date = warc.date { string("warcDate", date) }
             if let truncated = warc.truncated { string("warcTruncated", truncated) }
+        }
+    }
+
+    // MARK: Revisits (docs/output.md#revisits): kept apart from `provenance`, which other framings extend.
+
+    /// A revisit's `refersTo` (`{"recordId","targetURI","date"}`, each when written), `payloadDigest` and, once
+    /// resolved, `revisitOf` (`{"seq","input","offset"}`); nothing for other records unless `allDigests`
+    /// (`respdecode frame` carries every record's `payloadDigest`, for a later run to resolve revisits against).
+    func revisit(_ warc: WARCRecordInfo?, allDigests: Bool = false) {
+        guard let warc else { return }
+        if let refersTo = warc.refersTo {
+            key("refersTo")
+            var first = true
+            for (name, value) in [
+                ("recordId", refersTo.recordId), ("targetURI", refersTo.targetURI), ("date", refersTo.date),
+            ] {
+                guard let value else { continue }
+                out.append(UInt8(ascii: first ? "{" : ","))
+                first = false
+                out.appendJSONString(name)
+                out.append(UInt8(ascii: ":"))
+                out.appendJSONString(value)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        if let digest = warc.payloadDigest, allDigests || asciiCaseInsensitiveEquals(warc.type, "revisit") {
+            string("payloadDigest", digest)
+        }
+        if let origin = warc.revisitOf {
+            key("revisitOf")
+            out.append(ascii: "{\"seq\":")
+            out.append(decimal: origin.seq)
+            if let input = origin.input {
+                out.append(ascii: ",\"input\":")
+                out.appendJSONString(input)
+            }
+            out.append(ascii: ",\"offset\":")
+            out.append(decimal: origin.offset)
+            out.append(UInt8(ascii: "}"))
         }
     }
 

@@ -34,6 +34,12 @@ public struct HeaderFields: Sendable, Hashable, Sequence {
         return result
     }
 
+    /// The value of the first field named `name`, if any.
+    public func first(_ name: StaticString) -> String? {
+        for field in fields where nameEquals(field.name, name) { return field.value }
+        return nil
+    }
+
     /// The value of the last field named `name`, if any.
     public func last(_ name: StaticString) -> String? {
         // An index loop, not `fields.last { … }`: no Field copy (and its retains) per field looked at.

@@ -105,6 +105,23 @@ public struct WARCRecordInfo: Sendable, Hashable {
     /// the line is written): `digest` is set then.
     public var pendingDigest: PendingPayloadDigest?
 
+    // Revisits and indexes (docs/output.md#revisits, docs/output.md#cdxj-index).
+
+    /// `WARC-Payload-Digest`, as written (the first such field): what revisits are resolved by and a CDXJ index
+    /// says as `digest`.
+    public var payloadDigest: String?
+    /// A revisit's `WARC-Refers-To`, `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`, when it has any.
+    public var refersTo: WARCRefersTo?
+    /// The line of this run (or of the run that framed an ndjson input) whose response has the payload this revisit
+    /// stands for (`--resolve-revisits`).
+    public var revisitOf: RecordOrigin?
+    /// The block was read as an HTTP message: the record's status and header fields are the HTTP head's (not the
+    /// `200` and WARC `Content-Type` a non-HTTP block gets).
+    public var httpBlock = false
+    /// A de-chunked body whose record has no `WARC-Payload-Digest`: what it takes to rebuild the payload as stored,
+    /// for a CDXJ index's computed `digest`.
+    public var storedChunkFraming: ChunkFraming?
+
     public init(
         type: String, recordId: String? = nil, date: String? = nil, truncated: String? = nil,
         digest: DigestCheck? = nil
@@ -114,6 +131,35 @@ public struct WARCRecordInfo: Sendable, Hashable {
         self.date = date
         self.truncated = truncated
         self.digest = digest
+    }
+}
+
+/// What a revisit record says about the record it revisits (WARC 1.1 §5.11, §5.12, §5.13), fields as written.
+public struct WARCRefersTo: Sendable, Hashable {
+    /// `WARC-Refers-To`: the revisited record's `WARC-Record-ID`.
+    public var recordId: String?
+    /// `WARC-Refers-To-Target-URI`.
+    public var targetURI: String?
+    /// `WARC-Refers-To-Date`.
+    public var date: String?
+
+    public init(recordId: String? = nil, targetURI: String? = nil, date: String? = nil) {
+        self.recordId = recordId
+        self.targetURI = targetURI
+        self.date = date
+    }
+}
+
+/// Where a line of a run came from: its `seq`, its input's name (`nil` for standard input) and its record's offset.
+public struct RecordOrigin: Sendable, Hashable {
+    public var seq: Int
+    public var input: String?
+    public var offset: Int64
+
+    public init(seq: Int, input: String?, offset: Int64) {
+        self.seq = seq
+        self.input = input
+        self.offset = offset
     }
 }
 

@@ -28,17 +28,25 @@ public final class JobPool: @unchecked Sendable {
     private var threads: [WorkerThread] = []
 
     /// Starts `jobs` workers writing lines with `writer`; by default they decode with `configuration`
-    /// (``CompoundDecoder``).
-    public init(configuration: Configuration, writer: (any LineWriter)? = nil) {
+    /// (``CompoundDecoder``), or write CDXJ index lines for `--output cdxj` (``CDXJWriter``).
+    /// - Parameters:
+    ///   - configuration: the settings of decoding and output.
+    ///   - writer: what the workers make of each item. Default: as `configuration.outputStyle` says.
+    ///   - indexWriter: also write each item's line with this into its batch's `indexOutput` (`--index-file`).
+    public init(configuration: Configuration, writer: (any LineWriter)? = nil, indexWriter: (any LineWriter)? = nil) {
         jobs = max(1, configuration.jobs)
         window = 2 * jobs + 2
         budgetBytes = jobs * Self.budgetBytesPerJob
-        let decoder = writer ?? CompoundDecoder(configuration: configuration)
-        let pretty = configuration.outputStyle == .pretty
+        let decoder: any LineWriter =
+            writer
+            ?? (configuration.outputStyle == .cdxj
+                ? CDXJWriter(types: configuration.warcTypes) : CompoundDecoder(configuration: configuration))
+        let pretty = writer == nil && configuration.outputStyle == .pretty
         wakeUps = (0..<jobs).map { _ in monitor.makeCondition() }
         isIdle = Array(repeating: false, count: jobs)
         for worker in 0..<jobs {
-            threads.append(WorkerThread { [self] in work(worker, decoder: decoder, pretty: pretty) })
+            threads.append(
+                WorkerThread { [self] in work(worker, decoder: decoder, index: indexWriter, pretty: pretty) })
         }
     }
 
@@ -79,7 +87,7 @@ public final class JobPool: @unchecked Sendable {
         }
     }
 
-    private func work(_ worker: Int, decoder: any LineWriter, pretty: Bool) {
+    private func work(_ worker: Int, decoder: any LineWriter, index: (any LineWriter)?, pretty: Bool) {
         // The reader feeds every worker; when there are more busy threads than cores (tiny records: framing costs
         // about what decoding does), it must not be the one that waits for a core, or more jobs make the run slower.
         // Workers therefore run at a slightly lower priority (nice +workerNice, this thread only: Linux threads have
@@ -116,6 +124,7 @@ public final class JobPool: @unchecked Sendable {
                     outcome = decoder.writeLine(for: item, source: source, into: batch.output)
                 }
                 batch.tally.count(outcome)
+                if let index { _ = index.writeLine(for: item, source: source, into: batch.indexOutput) }
             }
             // The bodies are not needed any more: free them before the batch waits for its turn to be written.
             batch.items.removeAll(keepingCapacity: true)

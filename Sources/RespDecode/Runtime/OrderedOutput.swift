@@ -10,6 +10,8 @@ final class Batch: @unchecked Sendable {
     /// Bytes of the items' bodies (what the in-flight budget counts).
     var bytes = 0
     let output = OutputBuffer(capacity: 64 * 1024)
+    /// The batch's CDXJ index lines (`--index-file`).
+    let indexOutput = OutputBuffer(capacity: 4 * 1024)
     var tally = Tally()
     var done = false
 
@@ -17,6 +19,7 @@ final class Batch: @unchecked Sendable {
         items.removeAll(keepingCapacity: true)
         bytes = 0
         output.removeAll(shrinkingTo: 1 << 20)
+        indexOutput.removeAll(shrinkingTo: 1 << 20)
         tally = Tally()
         done = false
     }
@@ -28,6 +31,8 @@ final class Batch: @unchecked Sendable {
 final class OrderedOutput: @unchecked Sendable {
     private let pool: JobPool
     private let descriptor: Int32
+    /// Where the batches' index lines go (`--index-file`), if anywhere.
+    private let indexDescriptor: Int32?
     private let statistics: Statistics
     private let monitor = Monitor()
     private var inFlight = FIFO<Batch>()
@@ -40,9 +45,10 @@ final class OrderedOutput: @unchecked Sendable {
     /// Set when output failed; the reader stops at its next look.
     private(set) var failure: OutputFailure?
 
-    init(pool: JobPool, descriptor: Int32, statistics: Statistics) {
+    init(pool: JobPool, descriptor: Int32, indexDescriptor: Int32? = nil, statistics: Statistics) {
         self.pool = pool
         self.descriptor = descriptor
+        self.indexDescriptor = indexDescriptor
         self.statistics = statistics
         pool.streamOpened()
         writer = WorkerThread { [self] in writeInOrder() }
@@ -102,7 +108,8 @@ final class OrderedOutput: @unchecked Sendable {
             // After a failure, lines are dropped but batches still retire, so that the reader never waits forever.
             let failed = monitor.withLock { failure != nil }
             var result: OutputFailure?
-            if !failed { result = write(batch.output) }
+            if !failed { result = write(batch.output, to: descriptor) }
+            if !failed, result == nil, let indexDescriptor { result = write(batch.indexOutput, to: indexDescriptor) }
             tally.merge(batch.tally)
             statistics.add(batch.tally)
             monitor.withLock {
@@ -116,8 +123,9 @@ final class OrderedOutput: @unchecked Sendable {
         }
     }
 
-    private func write(_ buffer: OutputBuffer) -> OutputFailure? {
+    private func write(_ buffer: OutputBuffer, to descriptor: Int32) -> OutputFailure? {
         guard let error = Descriptors.writeAll(descriptor, UnsafeRawBufferPointer(buffer.bytes)) else { return nil }
+        if descriptor == indexDescriptor { return .failed("the index file: \(String(cString: strerror(error)))") }
         return error == EPIPE || error == ECONNRESET ? .closed : .failed(String(cString: strerror(error)))
     }
 }

@@ -62,6 +62,8 @@ public final class StreamRunner {
     private var seq = 0
     private var batch: Batch
     private var stopped = false
+    /// `--resolve-revisits`: the digests of the responses read so far (in input order, here on the reading thread).
+    private var revisits: RevisitDigests?
 
     /// - Parameters:
     ///   - configuration: how records are framed, decoded and written.
@@ -73,18 +75,25 @@ public final class StreamRunner {
     ///   - idleTimeout: seconds an input may send nothing before it is taken to have ended (a log line says so; a
     ///     record it left unfinished is `truncatedRecord`, as at any end of input). Default: nil, wait for ever.
     ///   - writer: what the runner's own pool makes of each item (``RecordLineWriter`` for `frame`). Default: decode.
+    ///   - indexDescriptor: where a CDXJ index of the records goes (`--index-file`), written in the same pass by the
+    ///     runner's own pool; nil: none.
     public init(
         configuration: Configuration, logger: Logger, outputDescriptor: Int32 = 1, pool: JobPool? = nil,
-        statistics: Statistics = Statistics(), idleTimeout: Double? = nil, writer: (any LineWriter)? = nil
+        statistics: Statistics = Statistics(), idleTimeout: Double? = nil, writer: (any LineWriter)? = nil,
+        indexDescriptor: Int32? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
         self.idleTimeout = idleTimeout
-        self.pool = pool ?? JobPool(configuration: configuration, writer: writer)
+        let indexWriter = indexDescriptor.map { _ in CDXJWriter(types: configuration.warcTypes) }
+        self.pool = pool ?? JobPool(configuration: configuration, writer: writer, indexWriter: indexWriter)
         self.ownsPool = pool == nil
         self.statistics = statistics
-        self.output = OrderedOutput(pool: self.pool, descriptor: outputDescriptor, statistics: statistics)
+        self.output = OrderedOutput(
+            pool: self.pool, descriptor: outputDescriptor, indexDescriptor: pool == nil ? indexDescriptor : nil,
+            statistics: statistics)
         self.batch = output.makeBatch()
+        if configuration.resolveRevisits { revisits = RevisitDigests(capacity: configuration.maxRevisitDigests) }
     }
 
     /// Decodes every input in turn, then (`--files-from`) every file named in `list`, as its lines arrive
@@ -433,6 +442,11 @@ public final class StreamRunner {
 
     /// Puts `item` of the input named `name` (its line's `input`) in the batch.
     private func add(_ item: FramedItem, name: String?) {
+        var item = item
+        if revisits != nil, case .record(var record) = item, record.warc?.payloadDigest != nil {
+            revisits?.resolve(&record, origin: RecordOrigin(seq: seq, input: name, offset: item.offset))
+            item = .record(record)
+        }
         batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: name)))
         batch.bytes += item.heldBytes
         seq += 1

@@ -21,8 +21,12 @@
      contentDecoded . true: the body is already content-decoded (HAR); Content-Encoding is not undone again
      trailers ....... the chunked body's trailer fields, in the shapes of headers
      warnings ....... framing warnings, an array of strings, reported on the line
-     warcType, warcRecordId, warcDate ... the WARC record's fields (warcType first: the others need it)
+     warcType, warcRecordId, warcDate ... the WARC record's fields (warcType first: it and the fields below need it)
+     warcTruncated .. the WARC record's WARC-Truncated
      digest ......... "ok" or "mismatch": the WARC payload digest's check, made when the record was framed
+     payloadDigest .. WARC-Payload-Digest as written (a later --resolve-revisits run matches revisits with it)
+     refersTo ....... {"recordId", "targetURI", "date"}: a revisit's WARC-Refers-To fields (strings, each optional)
+     revisitOf ...... {"seq", "input", "offset"}: the response a revisit was resolved to when it was framed
      error .......... {"code", "message", "offset", "line", "column"}: input that could not be framed; code is
                       malformedRecord, truncatedRecord or limitExceeded. The line is that failure (status and
                       headers optional), its body the failure's excerpt, and bodyBytes how many input bytes it
@@ -221,6 +225,10 @@ enum NDJSONLine {
         var warcRecordId: String?
         var warcDate: String?
         var digest: DigestCheck?
+        var warcTruncated: String?
+        var payloadDigest: String?
+        var refersTo: WARCRefersTo?
+        var revisitOf: RecordOrigin?
         var problem: String?
         /// A string member, or nil for null; anything else is the line's problem.
         func text(_ key: String, _ member: JSONValue) -> String? {
@@ -257,6 +265,18 @@ enum NDJSONLine {
             case "warcType": warcType = text(key, member)
             case "warcRecordId": warcRecordId = text(key, member)
             case "warcDate": warcDate = text(key, member)
+            case "warcTruncated": warcTruncated = text(key, member)
+            case "payloadDigest": payloadDigest = text(key, member)
+            case "refersTo":
+                switch WARCRevisitFields.refersTo(member) {
+                case .success(let value): refersTo = value
+                case .failure(let why): problem = problem ?? why.message
+                }
+            case "revisitOf":
+                switch WARCRevisitFields.origin(member) {
+                case .success(let value): revisitOf = value
+                case .failure(let why): problem = problem ?? why.message
+                }
             case "digest":
                 switch member {
                 case .null: digest = nil
@@ -278,9 +298,18 @@ enum NDJSONLine {
         }
         if let problem { return failure(.malformedRecord, problem) }
         if let warcType {
-            warc = WARCRecordInfo(type: warcType, recordId: warcRecordId, date: warcDate, digest: digest)
-        } else if warcRecordId != nil || warcDate != nil || digest != nil {
-            return failure(.malformedRecord, "'warcRecordId', 'warcDate' and 'digest' need 'warcType'")
+            warc = WARCRecordInfo(
+                type: warcType, recordId: warcRecordId, date: warcDate, truncated: warcTruncated, digest: digest)
+            warc?.payloadDigest = payloadDigest
+            warc?.refersTo = refersTo
+            warc?.revisitOf = revisitOf
+        } else if warcRecordId != nil || warcDate != nil || digest != nil || warcTruncated != nil
+            || payloadDigest != nil || refersTo != nil || revisitOf != nil
+        {
+            return failure(
+                .malformedRecord,
+                "'warcRecordId', 'warcDate', 'warcTruncated', 'digest', 'payloadDigest', 'refersTo' and 'revisitOf' "
+                    + "need 'warcType'")
         }
         // A failure that `frame` carried: its error, not this line's.
         var carried: (error: RecordError, bytes: Int64?)?
@@ -444,5 +473,63 @@ enum NDJSONLine {
             throw FieldsProblem(message: "'\(key)' is \(other.typeName), expected an array or an object")
         }
         return fields
+    }
+}
+
+/// The revisit fields of an ndjson line (docs/output.md#revisits), read back as `respdecode frame` writes them.
+enum WARCRevisitFields {
+    struct Problem: Error {
+        var message: String
+    }
+
+    /// `refersTo`: an object of optional strings `recordId`, `targetURI`, `date`; null is none.
+    static func refersTo(_ value: JSONValue) -> Result<WARCRefersTo?, Problem> {
+        guard case .object(let members) = value else {
+            if value == .null { return .success(nil) }
+            return .failure(Problem(message: "'refersTo' is \(value.typeName), expected an object"))
+        }
+        var refers = WARCRefersTo()
+        for (key, member) in members where ["recordId", "targetURI", "date"].contains(key) {
+            let text: String?
+            switch member {
+            case .string(let string): text = string
+            case .null: text = nil
+            default: return .failure(Problem(message: "'refersTo.\(key)' is \(member.typeName), expected a string"))
+            }
+            switch key {
+            case "recordId": refers.recordId = text
+            case "targetURI": refers.targetURI = text
+            case "date": refers.date = text
+            default: break
+            }
+        }
+        return .success(refers)
+    }
+
+    /// `revisitOf`: an object with integers `seq` (from 0) and `offset` (from 0) and an optional string `input`;
+    /// null is none.
+    static func origin(_ value: JSONValue) -> Result<RecordOrigin?, Problem> {
+        guard case .object(let members) = value else {
+            if value == .null { return .success(nil) }
+            return .failure(Problem(message: "'revisitOf' is \(value.typeName), expected an object"))
+        }
+        var seq: Int?
+        var offset: Int64?
+        var input: String?
+        for (key, member) in members {
+            switch (key, member) {
+            case ("seq", .number(let text)): seq = Int(text).flatMap { $0 >= 0 ? $0 : nil }
+            case ("offset", .number(let text)): offset = Int64(text).flatMap { $0 >= 0 ? $0 : nil }
+            case ("input", .string(let text)): input = text
+            case ("input", .null): input = nil
+            case ("seq", _), ("offset", _), ("input", _):
+                return .failure(Problem(message: "'revisitOf.\(key)' is \(member.typeName), not as frame writes it"))
+            default: break
+            }
+        }
+        guard let seq, let offset else {
+            return .failure(Problem(message: "'revisitOf' needs integers 'seq' and 'offset' from 0"))
+        }
+        return .success(RecordOrigin(seq: seq, input: input, offset: offset))
     }
 }

@@ -263,3 +263,56 @@ extension FramedItem {
         return .record(record)
     }
 }
+
+extension ResponseRecord {
+    /// `sha1:` and the Base32 SHA-1 of the payload as stored (the body, with the chunk framing it lost put back when
+    /// it was de-chunked): the digest a CDXJ index gives a record that has no `WARC-Payload-Digest`
+    /// (docs/output.md#cdxj-index); nil if libcrypto cannot compute it.
+    func storedPayloadSHA1() -> String? {
+        let digest = body.withUnsafeBufferPointer { body -> [UInt8]? in
+            guard let framing = warc?.storedChunkFraming else { return PayloadDigest.digest(.sha1, of: body) }
+            return framing.bytes.withUnsafeBufferPointer { removed in
+                PayloadDigest.digest(.sha1) { update in
+                    var bodyAt = 0
+                    var removedAt = 0
+                    for (offset, length) in zip(framing.bodyOffsets, framing.lengths) {
+                        update(UnsafeBufferPointer(rebasing: body[bodyAt..<offset]))
+                        update(UnsafeBufferPointer(rebasing: removed[removedAt..<removedAt + length]))
+                        bodyAt = offset
+                        removedAt += length
+                    }
+                    update(UnsafeBufferPointer(rebasing: body[bodyAt...]))
+                }
+            }
+        }
+        return digest.map { "sha1:" + PayloadDigest.base32($0) }
+    }
+}
+
+extension PayloadDigest {
+    /// The digest of the bytes `feed` passes to its argument, in order, or `nil` if libcrypto could not compute it.
+    static func digest(
+        _ algorithm: Algorithm, feeding feed: (_ update: (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+    ) -> [UInt8]? {
+        withDigest(algorithm, feeding: feed) { Array($0) }
+    }
+
+    /// Base32 (RFC 4648 §6, upper case, padded with `=` to a multiple of 8 characters).
+    static func base32(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = buffer << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                out.append(alphabet[Int(buffer >> UInt32(bits - 5) & 31)])
+                bits -= 5
+            }
+        }
+        if bits > 0 { out.append(alphabet[Int(buffer << UInt32(5 - bits) & 31)]) }
+        while out.count % 8 != 0 { out.append(UInt8(ascii: "=")) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

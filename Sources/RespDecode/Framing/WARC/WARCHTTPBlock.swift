@@ -14,7 +14,9 @@
 
  WARC-Payload-Digest is checked over the payload: the HTTP entity body of a response (either as stored, chunked, or
  de-chunked: writers disagree, warcio issue 74), the body after the request head of an HTTP request record, the whole
- block otherwise. A revisit's digest is the digest of a payload stored in another record, so it is not checked.
+ block otherwise. A revisit's digest is the digest of a payload stored in another record, so it is not checked; it is
+ kept as written (`payloadDigest`), with the revisit's WARC-Refers-To fields (`refersTo`), for the line and for
+ `--resolve-revisits` (docs/output.md#revisits).
  */
 import Glibc
 
@@ -138,6 +140,9 @@ enum WARCBlock {
             truncated: header.fields.last("WARC-Truncated"))
         let contentType = header.fields.last("Content-Type")
         let isRevisit = asciiCaseInsensitiveEquals(type, "revisit")
+        let payloadDigest = header.fields.first("WARC-Payload-Digest")
+        info.payloadDigest = payloadDigest
+        if isRevisit { info.refersTo = refersTo(header.fields) }
 
         var record: ResponseRecord
         // Where the payload starts in the block (after an HTTP head), and where a de-chunked body's data stood in it.
@@ -157,6 +162,12 @@ enum WARCBlock {
                 warnings += parsed.warnings
                 payloadStart = parsed.bodyStart
                 chunkData = parsed.chunkData
+                info.httpBlock = true
+                // A CDXJ index computes the digest a record does not carry, over the payload as stored.
+                if payloadDigest == nil, !isRevisit, let data = parsed.chunkData {
+                    info.storedChunkFraming = ChunkFraming(
+                        stored: UnsafeBufferPointer(rebasing: block[parsed.bodyStart...]), data: data)
+                }
             }
         case .httpRequest, .other:
             guard block.count <= limits.maxBodyBytes else {
@@ -200,6 +211,14 @@ enum WARCBlock {
         record.warc = info
         record.warnings = warnings
         return .success(record)
+    }
+
+    /// A revisit's `WARC-Refers-To*` fields; nil when it has none.
+    static func refersTo(_ fields: HeaderFields) -> WARCRefersTo? {
+        let refers = WARCRefersTo(
+            recordId: fields.last("WARC-Refers-To"), targetURI: fields.last("WARC-Refers-To-Target-URI"),
+            date: fields.last("WARC-Refers-To-Date"))
+        return refers == WARCRefersTo() ? nil : refers
     }
 
     enum Kind { case httpResponse, httpRequest, other }

@@ -308,6 +308,22 @@ struct NDJSONFramedFieldsTests {
         #expect(record.warnings == ["w"])
     }
 
+    /// The revisit fields `frame` writes come back as they were (docs/output.md#revisits).
+    @Test func carriedRevisitFieldsAreRead() {
+        let line =
+            #"{"status":200,"warcType":"revisit","warcTruncated":"length","payloadDigest":"sha1:AB","#
+            + #""refersTo":{"recordId":"<urn:a>","date":"2020-01-01T00:00:00Z","other":1},"#
+            + #""revisitOf":{"seq":3,"input":"a.warc","offset":120}}"#
+        guard case .record(let record)? = items(line).first else {
+            Issue.record("not a record")
+            return
+        }
+        #expect(record.warc?.truncated == "length")
+        #expect(record.warc?.payloadDigest == "sha1:AB")
+        #expect(record.warc?.refersTo == WARCRefersTo(recordId: "<urn:a>", date: "2020-01-01T00:00:00Z"))
+        #expect(record.warc?.revisitOf == RecordOrigin(seq: 3, input: "a.warc", offset: 120))
+    }
+
     @Test func aCarriedFailureNeedsNoStatus() {
         let line =
             #"{"id":"x","error":{"code":"limitExceeded","message":"m","offset":7,"line":1,"column":2},"bodyBytes":99,"bodyBase64":"AAE="}"#
@@ -323,7 +339,24 @@ struct NDJSONFramedFieldsTests {
         (#"{"status":200,"contentDecoded":"yes"}"#, "'contentDecoded' is a string, expected a boolean"),
         (#"{"status":200,"warnings":[1]}"#, "'warnings' is not an array of strings"),
         (#"{"status":200,"digest":"bad"}"#, #"'digest' is not "ok" or "mismatch""#),
-        (#"{"status":200,"warcRecordId":"<x>"}"#, "'warcRecordId', 'warcDate' and 'digest' need 'warcType'"),
+        (
+            #"{"status":200,"warcRecordId":"<x>"}"#,
+            "'warcRecordId', 'warcDate', 'warcTruncated', 'digest', 'payloadDigest', 'refersTo' and 'revisitOf' need "
+                + "'warcType'"
+        ),
+        (#"{"status":200,"warcType":"revisit","refersTo":"x"}"#, "'refersTo' is a string, expected an object"),
+        (
+            #"{"status":200,"warcType":"revisit","refersTo":{"date":1}}"#,
+            "'refersTo.date' is a number, expected a string"
+        ),
+        (
+            #"{"status":200,"warcType":"revisit","revisitOf":{"seq":1}}"#,
+            "'revisitOf' needs integers 'seq' and 'offset' from 0"
+        ),
+        (
+            #"{"status":200,"warcType":"revisit","revisitOf":{"seq":-1,"offset":0}}"#,
+            "'revisitOf' needs integers 'seq' and 'offset' from 0"
+        ),
         (#"{"status":200,"warcType":5}"#, "'warcType' is a number, expected a string"),
         (#"{"status":200,"trailers":[["A"]]}"#, "trailers[0] is not a [name, value] pair of strings"),
         (#"{"status":200,"bodyBytes":3}"#, "'bodyBytes' without 'error'"),
