@@ -24,7 +24,7 @@ public struct RecordLineWriter: LineWriter {
         switch item {
         case .record(let record):
             begin(id: record.id, source: source, out: out)
-            line.provenance(id: nil, url: record.url, method: record.method, warc: record.warc)
+            line.provenance(id: nil, url: record.url, method: record.method, warc: record.warc, arc: record.arc)
             if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
             line.integer("status", record.status)
             line.fieldPairs("headers", record.headers)
@@ -37,7 +37,7 @@ public struct RecordLineWriter: LineWriter {
             outcome.decodedBytes = record.body.count
         case .failure(let failure):
             begin(id: failure.id, source: source, out: out)
-            line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc)
+            line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc, arc: failure.arc)
             if let status = failure.status { line.integer("status", status) }
             if let headers = failure.headers { line.fieldPairs("headers", headers) }
             line.error(failure.error)

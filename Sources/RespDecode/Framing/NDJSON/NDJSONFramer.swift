@@ -22,6 +22,7 @@
      trailers ....... the chunked body's trailer fields, in the shapes of headers
      warnings ....... framing warnings, an array of strings, reported on the line
      warcType, warcRecordId, warcDate ... the WARC record's fields (warcType first: the others need it)
+     ip, arcDate .... the ARC record's IP-address and Archive-date fields, as written
      digest ......... "ok" or "mismatch": the WARC payload digest's check, made when the record was framed
      error .......... {"code", "message", "offset", "line", "column"}: input that could not be framed; code is
                       malformedRecord, truncatedRecord or limitExceeded. The line is that failure (status and
@@ -182,13 +183,14 @@ enum NDJSONLine {
         var status: Int?
         var headers: HeaderFields?
         var warc: WARCRecordInfo?
+        var arc: ARCRecordInfo?
 
         func failure(_ code: RecordError.Code, _ message: String, location: Int64? = nil) -> FramedItem {
             .failure(
                 FramingFailure(
                     offset: offset, error: RecordError(code, message, location: location.map { .init(offset: $0) }),
                     status: status, headers: headers, excerpt: Array(raw.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: Int64(raw.count), url: url, method: method, id: id, warc: warc))
+                    bytes: Int64(raw.count), url: url, method: method, id: id, warc: warc, arc: arc))
         }
 
         let value: JSONValue
@@ -220,6 +222,8 @@ enum NDJSONLine {
         var warcType: String?
         var warcRecordId: String?
         var warcDate: String?
+        var ip: String?
+        var arcDate: String?
         var digest: DigestCheck?
         var problem: String?
         /// A string member, or nil for null; anything else is the line's problem.
@@ -257,6 +261,8 @@ enum NDJSONLine {
             case "warcType": warcType = text(key, member)
             case "warcRecordId": warcRecordId = text(key, member)
             case "warcDate": warcDate = text(key, member)
+            case "ip": ip = text(key, member)
+            case "arcDate": arcDate = text(key, member)
             case "digest":
                 switch member {
                 case .null: digest = nil
@@ -276,6 +282,7 @@ enum NDJSONLine {
             default: break
             }
         }
+        if ip != nil || arcDate != nil { arc = ARCRecordInfo(ip: ip, date: arcDate) }
         if let problem { return failure(.malformedRecord, problem) }
         if let warcType {
             warc = WARCRecordInfo(type: warcType, recordId: warcRecordId, date: warcDate, digest: digest)
@@ -374,12 +381,13 @@ enum NDJSONLine {
                 FramingFailure(
                     offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
                     excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc))
+                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc,
+                    arc: arc))
         }
         return .record(
             ResponseRecord(
                 offset: offset, status: status ?? 0, headers: fields, body: body, trailers: trailers, url: url,
-                method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings))
+                method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings, arc: arc))
     }
 
     /// The codes a framing failure may have.
