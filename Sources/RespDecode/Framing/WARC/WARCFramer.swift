@@ -122,6 +122,9 @@ public struct WARCFramer: RecordFramer {
     private var memberEnds: [Int64: (end: Int64, streamEnd: Int64)] = [:]
     /// gzip ARC: the member of the ARC record held for its member's end, whose end gives the record's `length`.
     private var heldARCMember: Int64?
+    /// ARC: whether the file's first record was followed by its line feed; if it was, a record not followed by one
+    /// has a wrong length (a header line right after it is not believed); `nil` until known.
+    private var arcSeparated: Bool?
 
     private enum State {
         case start
@@ -317,7 +320,9 @@ public struct WARCFramer: RecordFramer {
         // ARC: a `filedesc://` record starts an ARC file (however the input arrives: cut after "file", it is still
         // one); after it, every record is an ARC header line.
         if input.isPrefix(of: "filedesc://", at: position) && !dataEnded { return false }
-        if arcVersion != nil || input.starts(with: "filedesc://", at: position) {
+        if arcVersion != nil || input.starts(with: "filedesc://", at: position)
+            || input.isPrefix(of: "filedesc://", at: position)
+        {
             startARCRecord()
             return true
         }
@@ -1064,6 +1069,7 @@ extension WARCFramer {
             state = .resync(checkHere: true)
             return true
         case .ok(let separator, let warning):
+            if arcSeparated == nil && (separator == 1 || warning != nil) { arcSeparated = separator == 1 }
             completeARCRecord(
                 blockStart: blockStart, blockEnd: blockEnd, total: headerLength + blockLength + separator,
                 warning: warning)
@@ -1086,6 +1092,9 @@ extension WARCFramer {
             return .ok(0, warning: mode == .gzip ? nil : missing + " (the input ends)")
         }
         if input.starts(with: "WARC/", at: index) { return .ok(0, warning: missing) }
+        // A file that separates its records: a header line right after the block is a length that lies (by a byte or
+        // two, it could even look like one: `ns:…`).
+        if arcSeparated == true { return .bad }
         switch arcRecordStart(at: index) {
         case .yes: return .ok(0, warning: missing + ": the next header line follows its Archive-length bytes")
         case .undecided: return .needMore
