@@ -53,9 +53,14 @@ public struct RecordLineWriter: LineWriter {
         return outcome
     }
 
-    /// `{"id":…`: the record's own id, or `INPUT:OFFSET`.
+    /// `{"id":…`: the record's own id, or `INPUT:OFFSET`; then an archive record's `length` (its extent in the input
+    /// from that offset), which the ndjson framer does not read back: it says where the record was.
     private func begin(id: String?, source: ResultLine.Source, out: OutputBuffer) {
         out.append(ascii: "{\"id\":")
         out.appendJSONString(id ?? "\(source.input ?? "-"):\(source.offset)")
+        if let length = source.length {
+            out.append(ascii: ",\"length\":")
+            out.append(decimal: length)
+        }
     }
 }
