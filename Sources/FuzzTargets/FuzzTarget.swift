@@ -13,7 +13,7 @@
 import RespDecode
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case http, warc, wacz, har, ndjson, encoding, json, xml
+    case http, warc, arc, wacz, har, ndjson, encoding, json, xml
     case plistBinary = "plist-binary"
     case plistXML = "plist-xml"
     case png, jpeg
@@ -23,6 +23,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .http: FramerTarget.run(data) { HTTPStreamFramer(limits: FuzzLimits.limits) }
         case .warc: FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
+        // ARC: the archive framer after an ARC file's first record, so that every input is read as ARC records.
+        case .arc:
+            let arc = ARCSeed.filedesc + Array(data)
+            arc.withUnsafeBufferPointer { bytes in FramerTarget.run(bytes) { WARCFramer(limits: FuzzLimits.limits) } }
         case .wacz: WACZTarget.run(data)
         case .har: FramerTarget.run(data) { HARFramer(limits: FuzzLimits.limits) }
         case .ndjson: FramerTarget.run(data) { NDJSONFramer(limits: FuzzLimits.limits) }
@@ -40,4 +44,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { run($0) }
     }
+}
+
+/// What the `arc` target puts before its input.
+enum ARCSeed {
+    /// A v1 `filedesc://` record and its separator.
+    static let filedesc: [UInt8] = {
+        let block = "1 1 fuzz\nURL IP-address Archive-date Content-type Archive-length\n"
+        return Array("filedesc://fuzz.arc 0.0.0.0 20240102030405 text/plain \(block.utf8.count)\n\(block)\n".utf8)
+    }()
 }

@@ -199,7 +199,11 @@ extension DecodeCommand {
             inputs, configuration: configuration, logger: logger, writer: writer, indexDescriptor: indexDescriptor)
         if !summary.skipped.isEmpty {
             let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-            logger.info("skipped WARC records: \(kinds.joined(separator: ", ")) (--warc-types chooses)")
+            logger.info(
+                """
+                skipped archive records: \(kinds.joined(separator: ", ")) (--warc-types chooses the WARC types; \
+                an ARC file's filedesc record is always skipped)
+                """)
         }
         if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
         if summary.failedInputs > 0 { throw ExitCode(3) }

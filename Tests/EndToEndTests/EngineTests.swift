@@ -12,11 +12,11 @@ extension EndToEndTests {
             "samples/traffic.har", "samples/traffic.ndjson",
         ]
 
-        /// A line's keys minus those that say where it was read: `seq`, `offset`, `input`, and `id` (which `frame`
-        /// makes up for records that had none).
+        /// A line's keys minus those that say where it was read: `seq`, `offset`, `length` (an archive record's
+        /// extent in its input, which `frame` writes beside the id), `input`, and `id` (which `frame` makes up for
+        /// records that had none).
         static func content(_ line: [String: Any]) -> NSDictionary {
             var line = line
-            // (`length` goes with `offset`: the record's extent where the line was read.)
             for key in ["seq", "offset", "length", "input", "id"] { line[key] = nil }
             return line as NSDictionary
         }

@@ -202,6 +202,16 @@ extension HostileDocumentTests {
                 warning: "its Content-Length may count line ends that end the block"),
         ]
 
+        /// A plain ARC v1 file: its filedesc record, then one record per (URL, block, Archive-length written or nil).
+        static func arc(_ records: [(String, String, String?)]) -> Data {
+            let version = "1 1 test\nURL IP-address Archive-date Content-type Archive-length\n"
+            var text = "filedesc://t.arc 0.0.0.0 20240102030405 text/plain \(version.utf8.count)\n\(version)\n"
+            for (url, block, length) in records {
+                text += "\(url) 192.0.2.1 20240102030405 text/html \(length ?? String(block.utf8.count))\n\(block)\n"
+            }
+            return Data(text.utf8)
+        }
+
         static func har(_ contents: [String]) -> Data {
             let entries = contents.map {
                 #"{"response":{"status":200,"headers":[{"name":"Content-Type","value":"application/json"}],"content":\#($0)}}"#
@@ -223,6 +233,16 @@ extension HostileDocumentTests {
             Row(
                 name: "WARC-Truncated", input: warc(okHTTP, extra: "WARC-Truncated: length\r\n"),
                 expected: ["ok"]),
+            // The ARC header says 30 bytes, the record has 72: the failure runs to the next header line, and the
+            // record there is read. A length past the end: the records inside it are still found.
+            Row(
+                name: "ARC header whose length lies",
+                input: arc([("http://a.test/x", okHTTP, "30"), ("http://a.test/y", okHTTP, nil)]),
+                expected: ["malformedRecord", "ok"]),
+            Row(
+                name: "ARC header whose length is past the end",
+                input: arc([("http://a.test/x", okHTTP, "100000"), ("http://a.test/y", okHTTP, nil)]),
+                expected: ["truncatedRecord", "ok"]),
             Row(
                 name: "WARC one CRLF after each block",
                 input: lenientWARC(lenientVariants[0], 0) + lenientWARC(lenientVariants[0], 1),

@@ -32,6 +32,17 @@ struct FuzzRegressionTests {
         target.run([UInt8](data))
     }
 
+    /// The `arc` target over a few ARC records (it puts a filedesc record before them): well-formed, without a
+    /// separator, and with a length that lies.
+    @Test func arcTargetKeepsTheFramerInvariants() {
+        let records =
+            "http://a.test/ 192.0.2.1 20240102030405 text/html 42\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}\n"
+            + "dns:a.test 192.0.2.1 20240102030405 text/dns 10\n192.0.2.1\n"
+            + "http://b.test/ 192.0.2.1 20240102030405 text/html 500\nHTTP/1.1 200 OK\r\n\r\n\n"
+            + "http://c.test/ 192.0.2.1 20240102030405 text/html 0\n\n"
+        FuzzTarget.arc.run(Array(records.utf8))
+    }
+
     @Test(arguments: [
         ("capture.http", FuzzTarget.http), ("documents.http", .http), ("images.http", .http),
         ("traffic.warc.gz", .warc), ("traffic.har", .har), ("traffic.ndjson", .ndjson),

@@ -52,7 +52,7 @@ public struct CompoundDecoder: Sendable {
     ) -> Bool {
         let line = ResultLine(out)
         line.begin(source)
-        line.provenance(id: failure.id, url: failure.url, method: failure.method, warc: failure.warc)
+        line.provenance(id: failure.id, url: failure.url, method: failure.method, warc: failure.warc, arc: failure.arc)
         line.revisit(failure.warc)
         if let status = failure.status { line.integer("status", status) }
         if let headers = failure.headers {
@@ -75,7 +75,7 @@ public struct CompoundDecoder: Sendable {
         let line = ResultLine(out)
         var warnings = record.warnings
         line.begin(source)
-        line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc)
+        line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc, arc: record.arc)
         line.revisit(record.warc)
         line.integer("status", record.status)
 

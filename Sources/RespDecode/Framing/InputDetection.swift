@@ -2,7 +2,8 @@
 ///
 ///     (white space skipped) HTTP/ ......................... http
 ///     WARC/ ............................................... warc
-///     1F 8B (a gzip header) ............................... warc (.warc.gz, per record or as a whole)
+///     filedesc:// (an ARC file's first record) ............ warc (the archive framer reads ARC too)
+///     1F 8B (a gzip header) ............................... warc (.warc.gz or .arc.gz, per record or as a whole)
 ///     (UTF-8 BOM, white space) { then "log" as first key .. har
 ///     (white space) { otherwise ........................... ndjson
 ///     PK 03 04 (a ZIP local file header) .................. a WACZ: not a framing (``Decision/zip``)
@@ -58,8 +59,10 @@ public enum InputDetection {
         let rest = UnsafeBufferPointer(rebasing: prefix[i...])
         if rest.isEmpty { return .undecided }
         if rest.starts(with: "HTTP/".utf8) { return .format(.http) }
-        if rest.starts(with: "WARC/".utf8) { return .format(.warc) }
-        if proper(rest, prefixOf: "HTTP/") || proper(rest, prefixOf: "WARC/") { return .undecided }
+        if rest.starts(with: "WARC/".utf8) || rest.starts(with: "filedesc://".utf8) { return .format(.warc) }
+        if proper(rest, prefixOf: "HTTP/") || proper(rest, prefixOf: "WARC/") || proper(rest, prefixOf: "filedesc://") {
+            return .undecided
+        }
         guard rest.first == UInt8(ascii: "{") else { return .unknown }
         i += 1
         skipWhitespace(prefix, &i)
@@ -100,7 +103,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case auto
     /// A stream of raw HTTP/1.x responses.
     case http
-    /// WARC/1.0 or 1.1 records, plain or gzip (per record or as a whole).
+    /// WARC/1.0 or 1.1 records, or ARC v1/v2 records, plain or gzip (per record or as a whole).
     case warc
     /// A HAR 1.2 document.
     case har

@@ -24,7 +24,7 @@ public struct RecordLineWriter: LineWriter {
         switch item {
         case .record(let record):
             begin(id: record.id, source: source, out: out)
-            line.provenance(id: nil, url: record.url, method: record.method, warc: record.warc)
+            line.provenance(id: nil, url: record.url, method: record.method, warc: record.warc, arc: record.arc)
             line.revisit(record.warc, allDigests: true)
             if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
             line.integer("status", record.status)
@@ -38,7 +38,7 @@ public struct RecordLineWriter: LineWriter {
             outcome.decodedBytes = record.body.count
         case .failure(let failure):
             begin(id: failure.id, source: source, out: out)
-            line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc)
+            line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc, arc: failure.arc)
             line.revisit(failure.warc, allDigests: true)
             if let status = failure.status { line.integer("status", status) }
             if let headers = failure.headers { line.fieldPairs("headers", headers) }
@@ -55,9 +55,14 @@ public struct RecordLineWriter: LineWriter {
         return outcome
     }
 
-    /// `{"id":…`: the record's own id, or `INPUT:OFFSET`.
+    /// `{"id":…`: the record's own id, or `INPUT:OFFSET`; then an archive record's `length` (its extent in the input
+    /// from that offset), which the ndjson framer does not read back: it says where the record was.
     private func begin(id: String?, source: ResultLine.Source, out: OutputBuffer) {
         out.append(ascii: "{\"id\":")
         out.appendJSONString(id ?? "\(source.input ?? "-"):\(source.offset)")
+        if let length = source.length {
+            out.append(ascii: ",\"length\":")
+            out.append(decimal: length)
+        }
     }
 }

@@ -1,9 +1,9 @@
 /// Writes the pieces of a result line (docs/output.md#the-result-line). Keys appear in this order, each only when it
 /// has a value:
 ///
-///     seq offset length input id url method warcType warcRecordId warcDate warcTruncated refersTo payloadDigest
-///     revisitOf status contentType sniffed contentEncoding bodyBytes decodedBytes digest decoder ok value error body
-///     trailers warnings
+///     seq offset length input id url method ip arcDate warcType warcRecordId warcDate warcTruncated refersTo
+///     payloadDigest revisitOf status contentType sniffed contentEncoding bodyBytes decodedBytes digest decoder ok value
+///     error body trailers warnings
 ///
 /// `seq`, `offset`, `decoder` and `ok` are always present; `status` and `contentType` whenever a response head was
 /// read (`contentType` is `null` when the response had none).
@@ -40,11 +40,16 @@ public struct ResultLine {
         if let input = source.input { string("input", input) }
     }
 
-    /// `id`, `url`, `method`, and the WARC record's `warcType`, `warcRecordId` and `warcDate`, where known.
-    func provenance(id: String?, url: String?, method: String?, warc: WARCRecordInfo?) {
+    /// `id`, `url`, `method`, the ARC record's `ip` and `arcDate`, and the WARC record's `warcType`, `warcRecordId`
+    /// and `warcDate`, where known.
+    func provenance(id: String?, url: String?, method: String?, warc: WARCRecordInfo?, arc: ARCRecordInfo? = nil) {
         if let id { string("id", id) }
         if let url { string("url", url) }
         if let method { string("method", method) }
+        if let arc {
+            if let ip = arc.ip { string("ip", ip) }
+            if let date = arc.date { string("arcDate", date) }
+        }
         if let warc {
             string("warcType", warc.type)
             if let recordId = warc.recordId { string("warcRecordId", recordId) }

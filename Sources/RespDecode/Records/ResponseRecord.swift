@@ -26,6 +26,8 @@ public struct ResponseRecord: Sendable {
     public var id: String?
     /// What the WARC record around the response said about it (WARC input only).
     public var warc: WARCRecordInfo?
+    /// What the ARC header line of the record said about it (ARC input only; its URL is `url`).
+    public var arc: ARCRecordInfo?
     /// The body is already content-decoded (HAR): a `Content-Encoding` field describes how it travelled, and is
     /// not undone again.
     public var contentDecoded: Bool
@@ -44,7 +46,8 @@ public struct ResponseRecord: Sendable {
         id: String? = nil,
         warc: WARCRecordInfo? = nil,
         contentDecoded: Bool = false,
-        warnings: [String] = []
+        warnings: [String] = [],
+        arc: ARCRecordInfo? = nil
     ) {
         self.offset = offset
         self.length = length
@@ -58,6 +61,7 @@ public struct ResponseRecord: Sendable {
         self.warc = warc
         self.contentDecoded = contentDecoded
         self.warnings = warnings
+        self.arc = arc
     }
 }
 
@@ -150,6 +154,19 @@ public struct WARCRefersTo: Sendable, Hashable {
     }
 }
 
+/// The ARC header line of the record a response came from, besides its URL (docs/framings.md#arc).
+public struct ARCRecordInfo: Sendable, Hashable {
+    /// The IP-address field, as written.
+    public var ip: String?
+    /// The Archive-date field, as written (14 digits, `YYYYMMDDhhmmss`, in well-formed files).
+    public var date: String?
+
+    public init(ip: String? = nil, date: String? = nil) {
+        self.ip = ip
+        self.date = date
+    }
+}
+
 /// Where a line of a run came from: its `seq`, its input's name (`nil` for standard input) and its record's offset.
 public struct RecordOrigin: Sendable, Hashable {
     public var seq: Int
@@ -192,11 +209,13 @@ public struct FramingFailure: Sendable, Hashable {
     public var method: String?
     public var id: String?
     public var warc: WARCRecordInfo?
+    /// Its ARC header line's fields, when an ARC record failed after its header line was read.
+    public var arc: ARCRecordInfo?
 
     public init(
         offset: Int64, length: Int64? = nil, error: RecordError, status: Int? = nil, headers: HeaderFields? = nil,
         excerpt: [UInt8] = [], bytes: Int64 = 0, url: String? = nil, method: String? = nil, id: String? = nil,
-        warc: WARCRecordInfo? = nil
+        warc: WARCRecordInfo? = nil, arc: ARCRecordInfo? = nil
     ) {
         self.offset = offset
         self.length = length
@@ -209,6 +228,7 @@ public struct FramingFailure: Sendable, Hashable {
         self.method = method
         self.id = id
         self.warc = warc
+        self.arc = arc
     }
 }
 

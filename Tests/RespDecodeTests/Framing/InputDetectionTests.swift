@@ -15,6 +15,8 @@ struct InputDetectionTests {
         ("\r\n\r\nHTTP/1.0 404 Not Found\n", .http),
         ("WARC/1.1\r\nWARC-Type: warcinfo\r\n", .warc),
         ("WARC/1.0\r\n", .warc),
+        // An ARC file's first record: the archive framing, never raw HTTP.
+        ("filedesc://x.arc 0.0.0.0 20080430204825 text/plain 76\n", .warc),
         ("{\"log\":{\"version\":\"1.2\"", .har),
         ("{\n  \"log\": {\n    \"version\": \"1.2\",", .har),
         ("\u{FEFF}{\r\n\t\"log\": {", .har),
@@ -45,7 +47,10 @@ struct InputDetectionTests {
     }
 
     /// What a slow pipe may have sent so far: too little to decide, so the runner reads on.
-    @Test(arguments: ["", " \r\n", "H", "HTTP", "W", "WARC", "{", "{\n  ", "{\"", "{ \"lo", "\u{FEFF}", "\u{FEFF}  WA"])
+    @Test(arguments: [
+        "", " \r\n", "H", "HTTP", "W", "WARC", "f", "filedesc:/", "{", "{\n  ", "{\"", "{ \"lo", "\u{FEFF}",
+        "\u{FEFF}  WA",
+    ])
     func undecided(_ prefix: String) {
         #expect(
             Array(prefix.utf8).withUnsafeBufferPointer(InputDetection.decide) == .undecided,

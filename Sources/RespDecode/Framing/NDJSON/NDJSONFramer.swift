@@ -23,6 +23,7 @@
      warnings ....... framing warnings, an array of strings, reported on the line
      warcType, warcRecordId, warcDate ... the WARC record's fields (warcType first: it and the fields below need it)
      warcTruncated .. the WARC record's WARC-Truncated
+     ip, arcDate .... the ARC record's IP-address and Archive-date fields, as written
      digest ......... "ok" or "mismatch": the WARC payload digest's check, made when the record was framed
      payloadDigest .. WARC-Payload-Digest as written (a later --resolve-revisits run matches revisits with it)
      refersTo ....... {"recordId", "targetURI", "date"}: a revisit's WARC-Refers-To fields (strings, each optional)
@@ -186,13 +187,14 @@ enum NDJSONLine {
         var status: Int?
         var headers: HeaderFields?
         var warc: WARCRecordInfo?
+        var arc: ARCRecordInfo?
 
         func failure(_ code: RecordError.Code, _ message: String, location: Int64? = nil) -> FramedItem {
             .failure(
                 FramingFailure(
                     offset: offset, error: RecordError(code, message, location: location.map { .init(offset: $0) }),
                     status: status, headers: headers, excerpt: Array(raw.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: Int64(raw.count), url: url, method: method, id: id, warc: warc))
+                    bytes: Int64(raw.count), url: url, method: method, id: id, warc: warc, arc: arc))
         }
 
         let value: JSONValue
@@ -224,6 +226,8 @@ enum NDJSONLine {
         var warcType: String?
         var warcRecordId: String?
         var warcDate: String?
+        var ip: String?
+        var arcDate: String?
         var digest: DigestCheck?
         var warcTruncated: String?
         var payloadDigest: String?
@@ -277,6 +281,8 @@ enum NDJSONLine {
                 case .success(let value): revisitOf = value
                 case .failure(let why): problem = problem ?? why.message
                 }
+            case "ip": ip = text(key, member)
+            case "arcDate": arcDate = text(key, member)
             case "digest":
                 switch member {
                 case .null: digest = nil
@@ -296,6 +302,7 @@ enum NDJSONLine {
             default: break
             }
         }
+        if ip != nil || arcDate != nil { arc = ARCRecordInfo(ip: ip, date: arcDate) }
         if let problem { return failure(.malformedRecord, problem) }
         if let warcType {
             warc = WARCRecordInfo(
@@ -403,12 +410,13 @@ enum NDJSONLine {
                 FramingFailure(
                     offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
                     excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc))
+                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc,
+                    arc: arc))
         }
         return .record(
             ResponseRecord(
                 offset: offset, status: status ?? 0, headers: fields, body: body, trailers: trailers, url: url,
-                method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings))
+                method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings, arc: arc))
     }
 
     /// The codes a framing failure may have.

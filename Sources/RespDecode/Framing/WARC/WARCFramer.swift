@@ -48,6 +48,11 @@
  start is read as gzip members from there. Limit: after a switch to gzip, a 1F 8B 08 inside a later plain record (a
  gzip-encoded body) is taken for a member; that record then fails, and framing resumes at the next `WARC/` line.
 
+ ARC files (IA ARC v1 and v2, plain or `.arc.gz`) are a second record grammar of the same framer, as warcio reads
+ them: a `filedesc://` record where a record starts makes the input ARC, and from then on a record is an ARC header
+ line, its Archive-length bytes and a line feed; the grammar is in Framing/ARC/ARCRecord.swift and its steps at the
+ end of this file. The `filedesc://` record is counted in `skippedRecords`, never yielded.
+
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (GzipMembers.swift beside this
  file).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
@@ -128,6 +133,13 @@ public struct WARCFramer: RecordFramer {
     /// The held item waits for the end of its member to learn its `length`.
     private var heldForLength = false
 
+    /// ARC input (the ARC grammar, Framing/ARC/ARCRecord.swift; the steps at the end of this file): the version of
+    /// the file's `filedesc://` record, once one started; `nil` for WARC.
+    private var arcVersion: ARCVersion?
+    /// ARC: whether the file's first record was followed by its line feed; if it was, a record not followed by one
+    /// has a wrong length (a header line right after it is not believed); `nil` until known.
+    private var arcSeparated: Bool?
+
     private enum State {
         case start
         case header
@@ -151,6 +163,9 @@ public struct WARCFramer: RecordFramer {
         /// The header's bytes, up to the error-body cap, once they are consumed.
         var headExcerpt: [UInt8] = []
         var selected = false
+        /// An ARC record (Framing/ARC): its header line once read, and what its `length` is the extent of.
+        var isARC = false
+        var arc: ARCHeader?
     }
 
     /// A finished item waiting for the end of its gzip member.
@@ -318,16 +333,17 @@ public struct WARCFramer: RecordFramer {
             state = .resync(checkHere: false)
             return true
         }
-        // The start of an ARC header gets its own message, however the input arrives (found by fuzzing: cut after
-        // "file", the ARC file got the generic message).
+        // ARC: a `filedesc://` record starts an ARC file (however the input arrives: cut after "file", it is still
+        // one); after it, every record is an ARC header line.
         if input.isPrefix(of: "filedesc://", at: position) && !dataEnded { return false }
-        let message: String
-        if input.starts(with: "filedesc://", at: position) {
-            message = "this is an ARC file, not WARC ('filedesc://'): `warcio recompress` converts ARC to WARC"
-        } else {
-            message =
-                "expected a version line starting with 'WARC/', found \(quotedMismatch(input, at: position, expecting: "WARC/"))"
+        if arcVersion != nil || input.starts(with: "filedesc://", at: position)
+            || input.isPrefix(of: "filedesc://", at: position)
+        {
+            startARCRecord()
+            return true
         }
+        let message =
+            "expected a version line starting with 'WARC/', found \(quotedMismatch(input, at: position, expecting: "WARC/"))"
         beginFailure(RecordError(.malformedRecord, message, location: location(currentOffset)), at: currentOffset)
         if padding > 0 {
             // A record right after the padding is kept.
@@ -340,6 +356,7 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func stepHeader() -> Bool {
+        if current?.isARC == true { return stepARCHeader() }
         let found = findHeaderEnd()
         if (found ?? position) - position > limits.maxHeaderBytes || (found == nil && available > limits.maxHeaderBytes)
         {
@@ -406,6 +423,7 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func stepBlock(headerLength: Int, blockLength: Int) -> Bool {
+        if current?.isARC == true { return stepARCBlock(headerLength: headerLength, blockLength: blockLength) }
         let blockStart = position + headerLength
         let blockEnd = blockStart + blockLength
         // Member starts inside the header cannot start a record; inside the block they can, if its length is wrong.
@@ -535,7 +553,7 @@ public struct WARCFramer: RecordFramer {
         for boundary in boundaries where boundary.start >= currentOffset {
             let index = Int(boundary.start - input.baseOffset)
             guard index < position + n else { break }
-            if input.starts(with: "WARC/", at: index) {
+            if input.starts(with: "WARC/", at: index) || arcRecordStart(at: index) == .yes {
                 skipIntoFailure(index - position)
                 let message =
                     "the block is cut short by a new record at \(boundary.member)\(boundary.plain ? "" : " (a gzip member)"): "
@@ -548,7 +566,7 @@ public struct WARCFramer: RecordFramer {
                 finishFailure()
                 return true
             }
-            if !dataEnded && input.isPrefix(of: "WARC/", at: index) {
+            if !dataEnded && (input.isPrefix(of: "WARC/", at: index) || arcRecordStart(at: index) == .undecided) {
                 // Undecided until more of the member is inflated.
                 n = index - position
                 break
@@ -561,6 +579,7 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func stepTrailer() -> Bool {
+        if current?.isARC == true { return stepARCTrailer() }
         switch trailer(at: position) {
         case .ok(let length, _):
             skipIntoFailure(length)
@@ -677,6 +696,14 @@ public struct WARCFramer: RecordFramer {
         _ code: RecordError.Code, _ message: String, at errorOffset: Int64? = nil, status: Int? = nil,
         headers: HeaderFields? = nil
     ) -> FramingFailure {
+        if let arc = current?.arc {
+            return FramingFailure(
+                offset: current?.offset ?? currentOffset,
+                error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status,
+                headers: headers,
+                url: arc.url.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20"),
+                arc: ARCBlock.info(arc))
+        }
         var warnings: [String] = []
         let header = current?.header
         let info = header.flatMap { header in
@@ -812,6 +839,7 @@ public struct WARCFramer: RecordFramer {
     /// Skips to the next line that starts with `WARC/` (or, with `checkHere`, to one at `position`; in gzip input also
     /// to a member whose data starts with `WARC/`), adding the skipped bytes to the pending failure.
     private mutating func stepResync(checkHere: Bool) -> Bool {
+        if arcVersion != nil { return stepARCResync(checkHere: checkHere) }
         pruneBoundaries(upTo: currentOffset)
         if checkHere {
             if input.starts(with: "WARC/", at: position) {
@@ -1059,7 +1087,7 @@ public struct WARCFramer: RecordFramer {
                 offset: record.offset, error: RecordError(code, message), status: record.status,
                 headers: record.headers,
                 excerpt: Array(record.body.prefix(limits.maxErrorBodyBytes)), bytes: bytes, url: record.url,
-                warc: record.warc)
+                warc: record.warc, arc: record.arc)
         case .skip(_, var failure):
             failure.error = RecordError(code, message)
             return failure
@@ -1067,8 +1095,292 @@ public struct WARCFramer: RecordFramer {
     }
 }
 
+// MARK: - ARC
+
+// The ARC record grammar's steps (the grammar itself: Framing/ARC/ARCRecord.swift). The stream, its gzip members,
+// failures, resynchronisation and held items are the framer's, as for WARC records; here are the header line, the
+// block and its line feed, and the search for the next header line.
+extension WARCFramer {
+    private enum ARCSeparator {
+        /// The separator's length (0 or 1), and a warning when it is missing.
+        case ok(Int, warning: String?)
+        case bad, needMore
+        /// The input ended inside the gzip member the record is in.
+        case truncated
+    }
+
+    /// An ARC record starts at `position`: its header line is read next.
+    private mutating func startARCRecord() {
+        let start = currentOffset
+        let (offset, warning) = reportedOffset(at: start)
+        current = Current(start: start, offset: offset, warnings: warning.map { [$0] } ?? [])
+        current?.isARC = true
+        itemStartsMember = startsOwnMember(at: start)
+        if arcVersion == nil { arcVersion = .v1 }
+        scanned = 0
+        state = .header
+    }
+
+    private mutating func stepARCHeader() -> Bool {
+        let searchEnd =
+            limits.maxHeaderBytes >= available ? input.writerIndex : position + limits.maxHeaderBytes + 1
+        guard let newline = input.firstIndex(of: 0x0A, from: min(position + scanned, searchEnd), to: searchEnd) else {
+            if available > limits.maxHeaderBytes {
+                beginFailure(
+                    fromCurrent(
+                        .limitExceeded, "ARC header line longer than \(limits.maxHeaderBytes) bytes (maxHeaderBytes)"))
+                state = .resync(checkHere: false)
+                return true
+            }
+            guard dataEnded else {
+                scanned = available
+                return false
+            }
+            beginFailure(fromCurrent(.truncatedRecord, endMessage("input ended inside the ARC header line")))
+            state = .resync(checkHere: false)
+            return true
+        }
+        let headerLength = newline + 1 - position
+        let parsed = input.withUnsafeBufferPointer {
+            ARCHeader.parse(UnsafeBufferPointer(rebasing: $0[position..<newline]), version: arcVersion ?? .v1)
+        }
+        let header: ARCHeader
+        switch parsed {
+        case .failure(let problem):
+            beginFailure(fromCurrent(problem.code, problem.message, at: currentOffset))
+            state = .resync(checkHere: false)
+            return true
+        case .success(let value):
+            header = value
+        }
+        current?.arc = header
+        // The `filedesc://` record is counted, not yielded.
+        current?.selected = !header.isFiledesc
+        let blockLength = header.length
+        let cap = limits.maxBodyBytes.addingReportingOverflow(limits.maxHeaderBytes)
+        if !cap.overflow && blockLength > cap.partialValue {
+            let headExcerpt = excerpt(from: position, count: headerLength)
+            current?.headExcerpt = headExcerpt
+            if current?.selected == true {
+                beginFailure(
+                    fromCurrent(
+                        .limitExceeded,
+                        "ARC record of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
+                    ))
+                skipIntoFailure(headerLength)
+            } else {
+                consume(headerLength)
+            }
+            state = .skip(remaining: blockLength)
+            return true
+        }
+        state = .block(headerLength: headerLength, blockLength: blockLength)
+        return true
+    }
+
+    private mutating func stepARCBlock(headerLength: Int, blockLength: Int) -> Bool {
+        let blockStart = position + headerLength
+        let blockEnd = blockStart + blockLength
+        let pruneTo = boundaries.count > 1024 ? blockEnd : blockStart
+        pruneBoundaries(upTo: input.offset(of: pruneTo))
+        guard blockEnd <= input.writerIndex else {
+            guard dataEnded else { return false }
+            beginFailure(
+                fromCurrent(
+                    .truncatedRecord,
+                    endMessage(
+                        "input ended \(blockEnd - input.writerIndex) bytes before the end of the ARC record (Archive-length \(blockLength))"
+                    )))
+            skipIntoFailure(headerLength)
+            state = .resync(checkHere: true)
+            return true
+        }
+        switch arcSeparator(at: blockEnd) {
+        case .needMore:
+            return false
+        case .truncated:
+            beginFailure(fromCurrent(.truncatedRecord, endMessage("input ended after the ARC record's block")))
+            skipIntoFailure(available)
+            finishFailure()
+            return true
+        case .bad:
+            beginFailure(
+                fromCurrent(
+                    .malformedRecord,
+                    "the ARC record is followed by neither a line feed nor a header line: its Archive-length (\(blockLength)) is probably wrong",
+                    at: input.offset(of: blockEnd)))
+            skipIntoFailure(headerLength)
+            state = .resync(checkHere: true)
+            return true
+        case .ok(let separator, let warning):
+            if arcSeparated == nil && (separator == 1 || warning != nil) { arcSeparated = separator == 1 }
+            completeARCRecord(
+                blockStart: blockStart, blockEnd: blockEnd, total: headerLength + blockLength + separator,
+                warning: warning)
+            return true
+        }
+    }
+
+    /// What follows an ARC record's block at `index`: its line feed; or, without one, the end of a gzip member or
+    /// the next record's header line (read, with a warning); anything else says the length is wrong.
+    private func arcSeparator(at index: Int) -> ARCSeparator {
+        if index < input.writerIndex && input[index] == 0x0A { return .ok(1, warning: nil) }
+        // The member ends with the record: it is delimited (webarchive-discovery's .arc.gz have no separators).
+        if mode == .gzip && boundaries.contains(where: { $0.start == input.offset(of: index) }) {
+            return .ok(0, warning: nil)
+        }
+        let missing = "the ARC record is not followed by a line feed"
+        if index == input.writerIndex {
+            guard dataEnded else { return .needMore }
+            if truncatedMember != nil { return .truncated }
+            return .ok(0, warning: mode == .gzip ? nil : missing + " (the input ends)")
+        }
+        if input.starts(with: "WARC/", at: index) { return .ok(0, warning: missing) }
+        // A file that separates its records: a header line right after the block is a length that lies (by a byte or
+        // two, it could even look like one: `ns:…`).
+        if arcSeparated == true { return .bad }
+        switch arcRecordStart(at: index) {
+        case .yes: return .ok(0, warning: missing + ": the next header line follows its Archive-length bytes")
+        case .undecided: return .needMore
+        case .no: return .bad
+        }
+    }
+
+    /// A whole ARC record with its separator is at `position`: its item (or, `filedesc://`, its count).
+    private mutating func completeARCRecord(blockStart: Int, blockEnd: Int, total: Int, warning: String?) {
+        guard let record = current, let header = record.arc else { return }
+        let result: Held
+        if header.isFiledesc {
+            let declared = input.withUnsafeBufferPointer {
+                ARCHeader.version(ofVersionBlock: UnsafeBufferPointer(rebasing: $0[blockStart..<blockEnd]))
+            }
+            arcVersion = declared ?? arcVersion ?? .v1
+            result = .skip(type: "filedesc", failure: fromCurrent(.malformedRecord, ""))
+        } else {
+            var warnings = record.warnings
+            if let warning { warnings.append(warning) }
+            let built = input.withUnsafeBufferPointer { all in
+                ARCBlock.response(
+                    header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]),
+                    offset: record.offset, warnings: warnings, limits: limits)
+            }
+            switch built {
+            case .success(let response):
+                result = .item(.record(response), bytes: Int64(total))
+            case .failure(let problem):
+                var failure = fromCurrent(
+                    problem.code, problem.message, status: problem.status, headers: problem.headers)
+                failure.excerpt = excerpt(from: position, count: total)
+                failure.bytes = Int64(total)
+                result = .item(.failure(failure), bytes: Int64(total))
+            }
+        }
+        // Plain input: the header line and the block, without the line feed after it, as warcio's index gives it; a
+        // failure covers the bytes it stands for, as a WARC record's does.
+        let extent: Int64
+        if case .item(.failure, _) = result {
+            extent = Int64(total)
+        } else {
+            extent = input.offset(of: blockEnd) - record.start
+        }
+        consume(total)
+        endItem()
+        emitOrHold(result, plainLength: extent)
+    }
+
+    /// After an ARC block skipped for its size: its separator.
+    private mutating func stepARCTrailer() -> Bool {
+        switch arcSeparator(at: position) {
+        case .ok(let separator, _):
+            skipIntoFailure(separator)
+            if failure != nil {
+                finishFailure()
+            } else if current?.arc?.isFiledesc == true {
+                let template = fromCurrent(.malformedRecord, "")
+                endItem()
+                emitOrHold(.skip(type: "filedesc", failure: template))
+            } else {
+                endItem()
+            }
+            return true
+        case .bad:
+            if failure == nil {
+                beginFailure(
+                    fromCurrent(
+                        .malformedRecord,
+                        "the ARC record is followed by neither a line feed nor a header line: its Archive-length is probably wrong",
+                        at: currentOffset),
+                    excerpt: current?.headExcerpt ?? [])
+            }
+            state = .resync(checkHere: true)
+            return true
+        case .needMore:
+            return false
+        case .truncated:
+            if failure == nil {
+                beginFailure(
+                    fromCurrent(.truncatedRecord, endMessage("input ended after the ARC record's block")),
+                    excerpt: current?.headExcerpt ?? [])
+            }
+            skipIntoFailure(available)
+            finishFailure()
+            return true
+        }
+    }
+
+    /// Whether a record starts at `index` of ARC input: a header line (strictly: ARCHeader.recognise) or a `WARC/`
+    /// line; `.no` for WARC input.
+    func arcRecordStart(at index: Int) -> ARCHeader.Recognition {
+        guard let version = arcVersion else { return .no }
+        if input.starts(with: "WARC/", at: index) { return .yes }
+        return ARCHeader.recognise(input, at: index, version: version, cap: ARCHeader.recogniseCap, ended: dataEnded)
+    }
+
+    /// Skips to the next ARC header line (or, with `checkHere`, to one at `position`): at the start of a line, or of
+    /// a gzip member. The skipped bytes go to the pending failure.
+    private mutating func stepARCResync(checkHere: Bool) -> Bool {
+        pruneBoundaries(upTo: currentOffset)
+        var candidate: Int? = checkHere || resyncResumed ? position : nextARCCandidate(after: position)
+        resyncResumed = false
+        state = .resync(checkHere: false)
+        while let index = candidate {
+            let found: ARCHeader.Recognition =
+                index == input.writerIndex ? (dataEnded ? .no : .undecided) : arcRecordStart(at: index)
+            switch found {
+            case .yes:
+                skipIntoFailure(index - position)
+                finishFailure()
+                return true
+            case .undecided:
+                skipIntoFailure(index - position)
+                resyncResumed = true
+                return false
+            case .no:
+                candidate = nextARCCandidate(after: index)
+            }
+        }
+        skipIntoFailure(available)
+        guard dataEnded else { return false }
+        finishFailure()
+        return true
+    }
+
+    /// The next place after `index` where a record may start: after a line feed, or where a gzip member starts.
+    private func nextARCCandidate(after index: Int) -> Int? {
+        var next = find(0x0A, from: index).map { $0 + 1 }
+        for boundary in boundaries {
+            let start = Int(boundary.start - input.baseOffset)
+            guard start <= index else {
+                if start < (next ?? Int.max) && start <= input.writerIndex { next = start }
+                break
+            }
+        }
+        return next
+    }
+}
+
 extension FramedItem {
-    /// The item with its `length` set.
+    /// The item with `length` as its extent.
     fileprivate func withLength(_ length: Int64?) -> FramedItem {
         switch self {
         case .record(var record):
