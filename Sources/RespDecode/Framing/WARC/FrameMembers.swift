@@ -225,6 +225,7 @@ final class FrameMembers<Codec: FrameCodec> {
         if keep { input.copyBytes(in: inputPosition..<inputPosition + n, to: &dictionary) }
         inputPosition += n
         guard n == remaining else {
+            phase = .skipping(start: start, remaining: remaining - n, dictionary: keep)
             guard finished else { return .needInput }
             phase = .ended
             return .truncated(start)
