@@ -92,8 +92,13 @@ struct WARCZstdCorpusTests {
     struct Expected: Decodable {
         var file: String
         var expected: String
-        var decompressed_equals: String?
+        var decompressedEquals: String?
         var records: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case file, expected, records
+            case decompressedEquals = "decompressed_equals"
+        }
     }
 
     struct Frame: Decodable {
@@ -123,7 +128,7 @@ struct WARCZstdCorpusTests {
         let valid = try Self.expected().filter { $0.expected == "ok" }
         #expect(valid.count == 4)
         for entry in valid {
-            let source = try #require(entry.decompressed_equals).replacingOccurrences(of: "../", with: "warc/")
+            let source = try #require(entry.decompressedEquals).replacingOccurrences(of: "../", with: "warc/")
             let plain = warcItems(try Corpora.bytes(source), types: nil)
             let items = warcEverySplit(try Corpora.bytes("\(Self.folder)/\(entry.file)"), types: nil, randomRuns: 3)
             #expect(items.count == entry.records, "\(entry.file)")
