@@ -41,7 +41,7 @@
  gzip-encoded body) is taken for a member; that record then fails, and framing resumes at the next `WARC/` line.
 
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (GzipMembers.swift beside this
- file).
+ file); zstd and LZ4 frames (`.warc.zst`, `.warc.lz4`) likewise, a frame standing for a member (CompressedMembers.swift).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
  one record (gzip as a whole, which warcio refuses) is read all the same; a record that does not start its member
  gets its offset in the decompressed stream, and a warning saying so. A corrupt member is one malformedRecord item
