@@ -37,6 +37,8 @@ let package = Package(
         // libbrotli's decoder (libbrotli-dev) and libzstd (libzstd-dev): the br and zstd Content-Encodings.
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // liblz4's frame API (liblz4-dev): .warc.lz4 frames, read one per record.
+        .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         // libbrotli's encoder, for tests only: they make br bodies (and br bombs) at run time.
         .systemLibrary(name: "CBrotliEncoder", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // OpenSSL's libcrypto (libssl-dev), for its EVP digests only: checking WARC-Payload-Digest.
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "RespDecode",
             dependencies: [
-                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CCrypto", "CZip",
+                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CLZ4", "CCrypto", "CZip",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Optimized in debug builds too: the tests hold the library to the budgets of the shipped binary (a hostile
@@ -76,8 +78,10 @@ let package = Package(
         .testTarget(
             name: "RespDecodeTests",
             // CLibXML2 only to ask which libxml2 the xmllint it compares with runs on; the compressors to make
-            // gzip, deflate, zstd and br test bodies and .warc.gz members at run time.
-            dependencies: ["RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CBrotliEncoder"],
+            // gzip, deflate, zstd and br test bodies, .warc.gz members and .warc.zst and .warc.lz4 frames at run time.
+            dependencies: [
+                "RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CLZ4", "CBrotliEncoder",
+            ],
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]
         ),
@@ -92,9 +96,9 @@ let package = Package(
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",
-            // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members) at
-            // test time.
-            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CBrotliEncoder"]
+            // The compressors, to build compressed hostile inputs (zlib, zstd and br bombs, .warc.gz members, .warc.zst
+            // and .warc.lz4 frames) at test time.
+            dependencies: ["respdecode", "RespDecodeTestSupport", "CZlib", "CZstd", "CLZ4", "CBrotliEncoder"]
         ),
     ]
 )

@@ -14,6 +14,9 @@ import RespDecode
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
     case http, warc, arc, wacz, har, ndjson, encoding, json, xml
+    /// The WARC framer on `.warc.zst` and `.warc.lz4` inputs: the same target as `warc`, seeded with zstd and LZ4
+    /// frames (scripts/fuzz), so that the fuzzer works on the frame layers.
+    case zst, lz4
     case plistBinary = "plist-binary"
     case plistXML = "plist-xml"
     case png, jpeg
@@ -22,7 +25,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
         switch self {
         case .http: FramerTarget.run(data) { HTTPStreamFramer(limits: FuzzLimits.limits) }
-        case .warc: FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
+        case .warc, .zst, .lz4: FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
         // ARC: the archive framer after an ARC file's first record, so that every input is read as ARC records.
         case .arc:
             let arc = ARCSeed.filedesc + Array(data)

@@ -1,4 +1,5 @@
 import CBrotliEncoder
+import CLZ4
 import CZlib
 import Foundation
 import RespDecodeTestSupport
@@ -326,6 +327,61 @@ extension HostileDocumentTests {
                 Row(
                     name: "corrupt middle member", input: Data(member + bad + member),
                     expected: ["ok", "malformedRecord", "ok"]))
+        }
+
+        /// `bytes` as a zstd frame that declares a window of 2^`windowLog` bytes and no content size: raw blocks,
+        /// written here, since an encoder shrinks the window to fit what it compresses.
+        static func zstdRawFrame(_ bytes: [UInt8], windowLog: Int) -> [UInt8] {
+            var frame: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00, UInt8((windowLog - 10) << 3)]
+            var start = 0
+            repeat {
+                let end = min(bytes.count, start + 100_000)
+                let header = (end - start) << 3 | (end == bytes.count ? 1 : 0)
+                frame += [UInt8(header & 0xFF), UInt8(header >> 8 & 0xFF), UInt8(header >> 16)] + bytes[start..<end]
+                start = end
+            } while start < bytes.count
+            return frame
+        }
+
+        /// `bytes` as an LZ4 frame whose header states `contentSize`: the header as liblz4 begins a frame of that size
+        /// (its checksum right), then the blocks of a frame of the true size (liblz4 will not end a frame that lies).
+        static func lz4Frame(_ bytes: [UInt8], contentSize: UInt64) -> [UInt8] {
+            var preferences = LZ4F_preferences_t()
+            preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled
+            preferences.frameInfo.contentSize = UInt64(bytes.count)
+            var frame = [UInt8](repeating: 0, count: LZ4F_compressFrameBound(bytes.count, &preferences))
+            let size = LZ4F_compressFrame(&frame, frame.count, bytes, bytes.count, &preferences)
+            precondition(LZ4F_isError(size) == 0)
+            preferences.frameInfo.contentSize = contentSize
+            let context = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
+            defer { context.deallocate() }
+            precondition(LZ4F_createCompressionContext(context, UInt32(LZ4F_VERSION)) == 0)
+            defer { LZ4F_freeCompressionContext(context.pointee) }
+            var header = [UInt8](repeating: 0, count: 64)
+            let headerSize = LZ4F_compressBegin(context.pointee, &header, header.count, &preferences)
+            precondition(headerSize == 15)
+            return Array(header.prefix(15)) + frame[15..<size]
+        }
+
+        /// docs/reliability.md#warc-and-har: a `.warc.zst` frame that declares a window past the limit is refused
+        /// before anything is allocated for it (one line), and the next record is read; a window at the limit is
+        /// read. An LZ4 frame whose stated content size lies (larger or smaller) is one error line.
+        @Test func warcFramesThatLie() throws {
+            let record = Array(Self.warc(Self.okHTTP))
+            try Self.check(
+                Row(
+                    name: "a zstd frame declaring a huge window",
+                    input: Data(
+                        Self.zstdRawFrame(record, windowLog: 41) + Self.zstdRawFrame(record, windowLog: 31)
+                            + Self.zstdRawFrame(record, windowLog: 27)),
+                    expected: ["malformedRecord", "malformedRecord", "ok"]))
+            try Self.check(
+                Row(
+                    name: "an lz4 frame with a lying content size",
+                    input: Data(
+                        Self.lz4Frame(record, contentSize: 1 << 62) + Self.lz4Frame(record, contentSize: 5)
+                            + Self.lz4Frame(record, contentSize: UInt64(record.count))),
+                    expected: ["malformedRecord", "malformedRecord", "ok"]))
         }
 
         /// A wrong WARC-Payload-Digest is reported on the line (`digest`), not a failure (--strict-digests makes

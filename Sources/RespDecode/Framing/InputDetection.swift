@@ -4,6 +4,8 @@
 ///     WARC/ ............................................... warc
 ///     filedesc:// (an ARC file's first record) ............ warc (the archive framer reads ARC too)
 ///     1F 8B (a gzip header) ............................... warc (.warc.gz or .arc.gz, per record or as a whole)
+///     28 B5 2F FD (zstd), 5? 2A 4D 18 (a skippable frame) . warc (.warc.zst)
+///     04 22 4D 18 (an LZ4 frame) .......................... warc (.warc.lz4)
 ///     (UTF-8 BOM, white space) { then "log" as first key .. har
 ///     (white space) { otherwise ........................... ndjson
 ///     PK 03 04 (a ZIP local file header) .................. a WACZ: not a framing (``Decision/zip``)
@@ -52,6 +54,7 @@ public enum InputDetection {
             return .undecided
         }
         if prefix.count == 1 && prefix[0] == 0x1F { return .undecided }
+        if let frames = framesMagic(prefix) { return frames }
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         if prefix.count < 3 && bom.starts(with: prefix) { return .undecided }
         var i = prefix.starts(with: bom) ? 3 : 0
@@ -88,6 +91,24 @@ public enum InputDetection {
         case .har: HARFramer(limits: limits)
         case .ndjson: NDJSONFramer(limits: limits)
         }
+    }
+
+    /// `.warc.zst` and `.warc.lz4` by their first frame's magic number (a zstd file may start with a skippable frame,
+    /// its dictionary's): `.format(.warc)`, `.undecided` for a proper prefix of one, `nil` for neither.
+    private static func framesMagic(_ prefix: UnsafeBufferPointer<UInt8>) -> Decision? {
+        let magics: [[UInt8]] = [[0x28, 0xB5, 0x2F, 0xFD], [0x50, 0x2A, 0x4D, 0x18], [0x04, 0x22, 0x4D, 0x18]]
+        for magic in magics {
+            let n = min(4, prefix.count)
+            // (A skippable frame's first byte is any of 0x50 to 0x5F.)
+            let matches = (0..<n).allSatisfy { k in
+                k == 0 && magic[0] == 0x50 ? prefix[0] & 0xF0 == 0x50 : prefix[k] == magic[k]
+            }
+            guard matches && n > 0 else { continue }
+            // "W" could be WARC as well: left to the rules below.
+            if n == 4 { return .format(.warc) }
+            if prefix[0] != UInt8(ascii: "W") { return .undecided }
+        }
+        return nil
     }
 
     private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) {

@@ -34,6 +34,19 @@ struct InputDetectionTests {
         #expect(Self.detect([0x1F]) == nil)
     }
 
+    /// `.warc.zst` (a zstd frame, or the skippable frame of its dictionary) and `.warc.lz4`, by their magic numbers.
+    @Test func zstdAndLZ4AreWARC() {
+        #expect(Self.detect([0x28, 0xB5, 0x2F, 0xFD, 0x04]) == .warc)
+        #expect(Self.detect([0x5D, 0x2A, 0x4D, 0x18]) == .warc)
+        #expect(Self.detect([0x50, 0x2A, 0x4D, 0x18]) == .warc)
+        #expect(Self.detect([0x04, 0x22, 0x4D, 0x18, 0x64]) == .warc)
+        for prefix: [UInt8] in [[0x28], [0x28, 0xB5, 0x2F], [0x5D, 0x2A], [0x04, 0x22, 0x4D]] {
+            #expect(prefix.withUnsafeBufferPointer(InputDetection.decide) == .undecided, "\(prefix)")
+        }
+        #expect(Self.detect([0x28, 0xB5, 0x2F, 0xFE]) == nil)
+        #expect(Self.detect([0x04, 0x22, 0x4D, 0x19]) == nil)
+    }
+
     @Test(arguments: ["", "   ", "<html>", "[1,2]", "GET / HTTP/1.1\r\n", "HTTP", "WARC", "PK\u{3}\u{4}"])
     func unknown(_ prefix: String) {
         #expect(Self.detect(prefix) == nil, "\(prefix.debugDescription)")

@@ -35,26 +35,8 @@ import Glibc
 
 /// Inflates a multi-member gzip stream piece by piece. See the file comment.
 final class GzipMembers {
-    enum Event: Equatable {
-        /// A member begins at this compressed offset; reported before any of its output.
-        case memberStart(Int64)
-        /// This many inflated bytes were written at the start of the output buffer.
-        case output(Int)
-        /// The member that began at this offset ended; zlib checked its CRC-32 and length.
-        case memberEnd(Int64)
-        /// The member that began at `member` is not valid gzip data; `message` is zlib's. Later output comes from the
-        /// next member header found after the point of failure.
-        case corrupt(member: Int64, message: String)
-        /// This many bytes that are not in any member (they do not start with 1F 8B) were copied, as they are, to the
-        /// start of the output buffer; the first of them is at this compressed offset.
-        case plain(at: Int64, count: Int)
-        /// The input ended inside the member that began at this offset.
-        case truncated(Int64)
-        /// Nothing more can be done until more input is appended.
-        case needInput
-        /// The input is finished and all of it has been read.
-        case end
-    }
+    /// The events of every compressed layer (CompressedMembers.swift).
+    typealias Event = MemberEvent
 
     private enum Phase {
         /// A member header is expected at `inputPosition`.

@@ -54,7 +54,7 @@
  end of this file. The `filedesc://` record is counted in `skippedRecords`, never yielded.
 
  Compressed input is recognised by its first bytes (1F 8B) and inflated member by member (GzipMembers.swift beside this
- file).
+ file); zstd and LZ4 frames (`.warc.zst`, `.warc.lz4`) likewise, a frame standing for a member (CompressedMembers.swift).
  A record's `offset` is then the compressed offset of the gzip member it starts in. A member that holds more than
  one record (gzip as a whole, which warcio refuses) is read all the same; a record that does not start its member
  gets its offset in the decompressed stream, and a warning saying so. A corrupt member is one malformedRecord item
@@ -90,9 +90,10 @@ public struct WARCFramer: RecordFramer {
     /// Records read and not yielded, by (lower-cased) WARC-Type.
     public private(set) var skippedRecords: [String: Int] = [:]
 
+    /// `gzip`: compressed input, gzip members or zstd or LZ4 frames (`inflater` says which).
     private enum Mode { case undecided, plain, gzip }
     private var mode = Mode.undecided
-    private var inflater: GzipMembers?
+    private var inflater: MemberInflater?
     /// Resynchronising: the last call stopped at `position` for more input, so the byte there is yet to be checked.
     private var resyncResumed = false
 
@@ -217,13 +218,13 @@ public struct WARCFramer: RecordFramer {
         return decode(buffer: &buffer)
     }
 
-    /// Plain or gzip, from the first two bytes (fewer at the end of input: plain).
+    /// Plain, gzip, zstd or LZ4, from the first bytes' magic number (fewer at the end of input: plain).
     private mutating func decideMode(_ buffer: FramerInput) -> Bool {
-        let start = buffer.readerIndex
-        guard buffer.readableBytes >= 2 || inputFinished else { return false }
-        if buffer.readableBytes >= 2 && buffer[start] == 0x1F && buffer[start + 1] == 0x8B {
+        let detected = MemberInflater.detect(buffer, at: buffer.readerIndex, ended: inputFinished)
+        if detected == .undecided { return false }
+        if let layer = MemberInflater(detected) {
             mode = .gzip
-            inflater = GzipMembers()
+            inflater = layer
             input = FramerInput(startingAt: buffer.readerOffset)
         } else {
             mode = .plain
@@ -254,11 +255,14 @@ public struct WARCFramer: RecordFramer {
         mode == .plain ? RecordError.Location(offset: offset) : nil
     }
 
-    /// `message`, naming the gzip member the input ended in, if it did.
+    /// `message`, naming the gzip member (or zstd or LZ4 frame) the input ended in, if it did.
     private func endMessage(_ message: String) -> String {
         guard let member = truncatedMember else { return message }
-        return message + " (the input ends inside the gzip member at \(member))"
+        return message + " (the input ends inside the \(memberNoun) at \(member))"
     }
+
+    /// What a member of the compressed input is called in messages.
+    private var memberNoun: String { inflater?.noun ?? "gzip member" }
 
     /// The most padding bytes taken as filler at the end of the input; more is a failure (so it is not buffered).
     private static let maxPadding = 64 * 1024
@@ -272,7 +276,7 @@ public struct WARCFramer: RecordFramer {
     /// (The caller's input is lent to this step: `decode` gives the inflated stream its own buffer when the step
     /// returns.)
     private mutating func switchToGzip() {
-        inflater = GzipMembers()
+        inflater = .gzip(GzipMembers())
         mode = .gzip
         dataEnded = false
     }
@@ -556,7 +560,7 @@ public struct WARCFramer: RecordFramer {
             if input.starts(with: "WARC/", at: index) || arcRecordStart(at: index) == .yes {
                 skipIntoFailure(index - position)
                 let message =
-                    "the block is cut short by a new record at \(boundary.member)\(boundary.plain ? "" : " (a gzip member)"): "
+                    "the block is cut short by a new record at \(boundary.member)\(boundary.plain ? "" : " (a \(memberNoun))"): "
                     + "its Content-Length is probably wrong"
                 if failure != nil {
                     failure!.error.message += "; " + message
@@ -958,7 +962,7 @@ public struct WARCFramer: RecordFramer {
         if boundary.start >= lastItemEnd { return (boundary.member, nil) }
         return (
             start,
-            "offset is in the decompressed stream: the gzip member at \(boundary.member) holds more than one record"
+            "offset is in the decompressed stream: the \(memberNoun) at \(boundary.member) holds more than one record"
         )
     }
 
@@ -981,7 +985,7 @@ public struct WARCFramer: RecordFramer {
     /// what the inflater reports. Returns `false` when nothing happened.
     private mutating func pump(_ raw: inout FramerInput) -> Bool {
         guard mode == .gzip, let inflater, !dataEnded else { return false }
-        var event = GzipMembers.Event.needInput
+        var event = MemberEvent.needInput
         let ended = inputFinished
         input.writeWithUnsafeMutableBytes(minimumWritableBytes: 32 * 1024) { spare in
             event = inflater.next(from: &raw, ended: ended, into: spare.bindMemory(to: UInt8.self))
@@ -1017,7 +1021,7 @@ public struct WARCFramer: RecordFramer {
             releaseHeld()
         case .corrupt(let member, let message):
             memberOpen = false
-            memberFailed(.malformedRecord, "the gzip member at \(member) is corrupt: \(message)", member: member)
+            memberFailed(.malformedRecord, "the \(memberNoun) at \(member) is corrupt: \(message)", member: member)
         case .truncated(let member):
             memberOpen = false
             truncatedMember = member
@@ -1063,7 +1067,7 @@ public struct WARCFramer: RecordFramer {
     /// The input ended inside a member. An item held for it becomes the failure; anything being framed fails at the
     /// end of the data, naming the member; with nothing at all, the member itself is the failure.
     private mutating func memberCutShort(_ member: Int64) {
-        let message = "input ended inside the gzip member at \(member), before its end"
+        let message = "input ended inside the \(memberNoun) at \(member), before its end"
         if let item = held {
             held = nil
             outbox.append(.failure(converted(item, .truncatedRecord, message)))
