@@ -54,26 +54,106 @@ extension EndToEndTests {
             try Self.expectSameIndex("samples/traffic.warc.gz", expected: expected)
         }
 
-        /// Every WARC of the corpora that cdxj-indexer indexes without an error, against its output now (when it is
-        /// on PATH). Left out: files it fails on, zstd (it does not read them), and example-trunc.warc, whose
-        /// response is not followed by CRLF CRLF: warcio indexes it with a warning, our framer makes it a
-        /// malformedRecord (docs/framings.md#warc), which no index line stands for.
+        /// Every WARC and ARC of the corpora that cdxj-indexer indexes without an error, against its output now (when
+        /// it is on PATH). Left out: files it fails on, zstd (it does not read them), and files with records warcio
+        /// indexes but our framer makes failures (docs/framings.md#warc, docs/framings.md#arc), which no index line
+        /// stands for: example-trunc.warc (a response not followed by CRLF CRLF), warcio's bad.arc (Archive-lengths
+        /// `-1` and `abc`, which warcio reads as 0, and a 1-byte block that is no HTTP head) and
+        /// example-space-in-url.arc (an Archive-length 12 bytes past the end of the file, which warcio reads short).
         @Test(
             .enabled(
                 if: HostileDocumentTests.corporaAvailable && cdxjIndexer != nil, "needs the corpora and cdxj-indexer"))
         func theCorporaIndexesAreCdxjIndexers() throws {
-            let files = HostileDocumentTests.allFiles(under: "warc").filter {
-                ($0.hasSuffix(".warc") || $0.hasSuffix(".warc.gz")) && !$0.hasSuffix("/example-trunc.warc")
+            let excluded = ["/example-trunc.warc", "/warcio/data/bad.arc", "/example-space-in-url.arc"]
+            let files = HostileDocumentTests.allFiles(under: "warc").filter { file in
+                [".warc", ".warc.gz", ".arc", ".arc.gz"].contains { file.hasSuffix($0) }
+                    && !excluded.contains { file.hasSuffix($0) }
             }
             var compared = 0
+            var comparedARC = 0
             for file in files {
                 let path = HostileDocumentTests.corpora.appendingPathComponent(file).path
                 let indexer = try EndToEndTests.run([path], executable: Self.cdxjIndexer ?? "cdxj-indexer")
                 guard indexer.status == 0 else { continue }
                 try Self.expectSameIndex(path, expected: String(decoding: indexer.stdout, as: UTF8.self))
                 compared += 1
+                if file.hasSuffix(".arc") || file.hasSuffix(".arc.gz") { comparedARC += 1 }
             }
-            #expect(compared >= 15)
+            #expect(compared >= 19)
+            // aut's example.arc.gz, warcio's example.arc and example.arc.gz, webarchive-discovery's .arc.gz.
+            #expect(comparedARC >= 4)
+        }
+
+        /// An ARC file made here, against cdxj-indexer's index of it (when it is on PATH): the filedesc record left
+        /// out, a chunked response (digest over the chunked payload), a dns: record, an http record with an empty
+        /// block, https with a 404, Archive-dates short, out of range and not all digits.
+        @Test(.enabled(if: cdxjIndexer != nil, "needs cdxj-indexer"))
+        func aSyntheticARCIndexIsCdxjIndexers() throws {
+            func record(_ url: String, _ date: String, _ type: String, _ block: String) -> String {
+                "\(url) 192.0.2.1 \(date) \(type) \(block.utf8.count)\n\(block)\n"
+            }
+            let arc =
+                record(
+                    "filedesc://synthetic.arc", "20240101000000", "text/plain",
+                    "1 0 test\nURL IP-address Archive-date Content-type Archive-length\n")
+                + record(
+                    "http://example.com/chunked", "20240102030405", "text/plain",
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "3\r\nabc\r\n0\r\n\r\n")
+                + record("dns:example.com", "2024022930", "text/dns", "20240229 example.com. 60 IN A 192.0.2.1\n")
+                + record("http://example.com/empty", "19991", "text/html", "")
+                + record(
+                    "https://www.example.com/missing?b=2&a=1", "2_0240+1", "text/html",
+                    "HTTP/1.0 404 Not Found\r\nContent-Type: text/html;charset=x\r\n\r\n<p>gone</p>")
+            let file = EngineTests.temporary("synthetic.arc")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(arc.utf8).write(to: file)
+            let indexer = try EndToEndTests.run([file.path], executable: Self.cdxjIndexer ?? "cdxj-indexer")
+            #expect(indexer.status == 0)
+            #expect(indexer.stdout.split(separator: UInt8(ascii: "\n")).count == 4)
+            let ours = try EndToEndTests.run(["--output", "cdxj", file.path])
+            #expect(ours.status == 0)
+            #expect(String(decoding: ours.stdout, as: UTF8.self) == String(decoding: indexer.stdout, as: UTF8.self))
+        }
+
+        /// webarchive-discovery's plain .arc has no line feed after its records, which warcio cannot read; we read
+        /// it: the lines cdxj-indexer writes for the same records in the .arc.gz, but for the extents (header line to
+        /// end of block, one after another) and the file name.
+        @Test(.enabled(if: HostileDocumentTests.corporaAvailable, "needs the corpora"))
+        func thePlainARCWithoutSeparatorsIsIndexed() throws {
+            let name = "warc/webarchive-discovery/IAH-20080430204825-00000-blackbook-truncated"
+            let expected = try String(
+                contentsOf: HostileDocumentTests.corpora.appendingPathComponent(
+                    "warc/webarchive-discovery/expected-index-warcio-1.8.1/"
+                        + "IAH-20080430204825-00000-blackbook-truncated.arc.gz.jsonl"), encoding: .utf8)
+            let plain = try EndToEndTests.run([
+                "--output", "cdxj", HostileDocumentTests.corpora.appendingPathComponent(name + ".arc").path,
+            ])
+            let gzip = try EndToEndTests.run([
+                "--output", "cdxj", HostileDocumentTests.corpora.appendingPathComponent(name + ".arc.gz").path,
+            ])
+            #expect(plain.status == 0 && gzip.status == 0)
+            func lines(_ data: Data) -> [Substring] { String(decoding: data, as: UTF8.self).split(separator: "\n") }
+            let plainLines = lines(plain.stdout)
+            let gzipLines = lines(gzip.stdout)
+            // warcio's index of the .arc.gz: a warcinfo (the filedesc record), then the 8 records, whose URLs ours has.
+            let urls = try expected.split(separator: "\n").dropFirst().map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])["warc-target-uri"]
+            }
+            #expect(urls.count == 8 && plainLines.count == 8 && gzipLines.count == 8)
+            for (line, url) in zip(plainLines, urls) {
+                #expect(line.contains(#"{"url": ""# + (url ?? "?") + #"", "#))
+            }
+            func withoutExtent(_ line: Substring) -> String { String(line.replacing(#/, "length": .*/#, with: "")) }
+            #expect(plainLines.map(withoutExtent) == gzipLines.map(withoutExtent))
+            var next = 1399 // the filedesc record's header line and block
+            for line in plainLines {
+                let match = try #require(
+                    line.firstMatch(of: #/"length": "([0-9]+)", "offset": "([0-9]+)", "filename": "([^"]*)"}$/#))
+                #expect(Int(match.2) == next && match.3 == "IAH-20080430204825-00000-blackbook-truncated.arc")
+                next += Int(match.1) ?? 0
+            }
+            #expect(next == 87348)
         }
 
         /// --index-file: one pass gives the decoded lines on standard output (of cdxj-indexer's record types by

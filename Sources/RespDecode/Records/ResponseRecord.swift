@@ -161,6 +161,14 @@ public struct ARCRecordInfo: Sendable, Hashable {
     /// The Archive-date field, as written (14 digits, `YYYYMMDDhhmmss`, in well-formed files).
     public var date: String?
 
+    // Indexes (docs/output.md#cdxj-index).
+
+    /// The block was read as an HTTP message (an http or https URL, a block that is not empty): the record's status
+    /// and header fields are the HTTP head's.
+    public var httpBlock = false
+    /// A de-chunked body: what it takes to rebuild the payload as stored, for a CDXJ index's computed `digest`.
+    public var storedChunkFraming: ChunkFraming?
+
     public init(ip: String? = nil, date: String? = nil) {
         self.ip = ip
         self.date = date

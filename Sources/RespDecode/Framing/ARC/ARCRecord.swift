@@ -198,6 +198,7 @@ enum ARCBlock {
         }
         let scheme = url.prefix(while: { $0 != ":" }).lowercased()
         var record: ResponseRecord
+        var arc = info(header)
         if (scheme == "http" || scheme == "https") && !block.isEmpty {
             switch WARCBlock.httpResponse(block, limits: limits, isRevisit: false, writerTruncated: false) {
             case .failure(let problem):
@@ -207,6 +208,12 @@ enum ARCBlock {
                     offset: offset, status: parsed.status, headers: parsed.headers, body: parsed.body,
                     trailers: parsed.trailers, url: url)
                 warnings += parsed.warnings
+                arc.httpBlock = true
+                // A CDXJ index's digest is over the payload as stored (docs/output.md#cdxj-index).
+                if let data = parsed.chunkData {
+                    arc.storedChunkFraming = ChunkFraming(
+                        stored: UnsafeBufferPointer(rebasing: block[parsed.bodyStart...]), data: data)
+                }
             }
         } else {
             guard block.count <= limits.maxBodyBytes else {
@@ -221,7 +228,7 @@ enum ARCBlock {
             }
             record = ResponseRecord(offset: offset, status: 200, headers: fields, body: Array(block), url: url)
         }
-        record.arc = info(header)
+        record.arc = arc
         record.warnings = warnings
         return .success(record)
     }
