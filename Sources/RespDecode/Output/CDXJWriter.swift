@@ -122,14 +122,7 @@ public struct CDXJWriter: LineWriter {
             timestamp: Self.arcTimestamp(arc.date ?? ""),
             mime: arc.httpBlock ? record.headers.first("Content-Type") : nil,
             hasStatus: arc.httpBlock,
-            digest: {
-                guard let framing = arc.storedChunkFraming else { return record.storedPayloadSHA1() }
-                // The stored payload of a de-chunked body, rebuilt as for a WARC record's.
-                var stored = record
-                stored.warc = WARCRecordInfo(type: "response")
-                stored.warc?.storedChunkFraming = framing
-                return stored.storedPayloadSHA1()
-            })
+            digest: { record.storedPayloadSHA1() })
     }
 
     /// `20170306040206` from `2017-03-06T04:02:06Z`: the first six runs of digits (year, month, day, and hour,

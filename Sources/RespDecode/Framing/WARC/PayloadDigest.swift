@@ -270,7 +270,9 @@ extension ResponseRecord {
     /// (docs/output.md#cdxj-index); nil if libcrypto cannot compute it.
     func storedPayloadSHA1() -> String? {
         let digest = body.withUnsafeBufferPointer { body -> [UInt8]? in
-            guard let framing = warc?.storedChunkFraming else { return PayloadDigest.digest(.sha1, of: body) }
+            guard let framing = warc?.storedChunkFraming ?? arc?.storedChunkFraming else {
+                return PayloadDigest.digest(.sha1, of: body)
+            }
             return framing.bytes.withUnsafeBufferPointer { removed in
                 PayloadDigest.digest(.sha1) { update in
                     var bodyAt = 0
