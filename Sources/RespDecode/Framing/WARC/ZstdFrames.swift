@@ -44,6 +44,16 @@ final class ZstdCodec: FrameCodec {
 
     private static func message(_ code: Int) -> String { String(cString: ZSTD_getErrorName(code)) }
 
+    /// What a unit decoded piece by piece says when it fails. The room given is always a whole block's, so libzstd's
+    /// "Destination buffer is too small" means a block decodes past the frame's own declared size into its internal
+    /// buffer, whose size depends on the frames it decoded before (it keeps a larger buffer for a while): the same
+    /// corrupt frame said that after one history and "Data corruption detected" after another (found by the `zst`
+    /// fuzz target, which reads every input whole and in pieces). Both are the frame's corruption, said one way.
+    private static func streamMessage(_ code: Int) -> String {
+        let text = message(code)
+        return text == "Destination buffer is too small" ? "Data corruption detected" : text
+    }
+
     func startFrame() -> String? {
         guard let context else { return "libzstd could not start" }
         let reset = ZSTD_DCtx_reset(context, ZSTD_reset_session_only)
@@ -87,7 +97,7 @@ final class ZstdCodec: FrameCodec {
         var source = ZSTD_inBuffer(src: unit.baseAddress, size: unit.count, pos: 0)
         var target = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         let result = ZSTD_decompressStream(context, &target, &source)
-        if ZSTD_isError(result) != 0 { return .failure(FrameError(message: Self.message(result))) }
+        if ZSTD_isError(result) != 0 { return .failure(FrameError(message: Self.streamMessage(result))) }
         guard source.pos == unit.count else {
             return .failure(FrameError(message: "libzstd did not read a whole unit"))
         }
