@@ -65,10 +65,11 @@
 
  A failure's `bytes` counts the bytes it stands for in the stream framed: inflated bytes, for gzip input.
 
- `length` (docs/output.md#record-extents): plain input, a record's version line to the end of its block (not the
- separator, as warcio and cdxj-indexer count it), a failure's `bytes`. gzip input: for an item that starts its own
- member, from that member's start to the end of the member it ends in, when only line ends follow it there (the item is
- held until that member ends); no length otherwise (gzip as a whole, plain runs between members).
+ `length` (docs/output.md#record-extents): plain input, a record's version line (an ARC record's header line) to the
+ end of its block (not the separator, as warcio and cdxj-indexer count it), a failure's `bytes`. Compressed input: for
+ an item that starts its own gzip member (or zstd/LZ4 frame), from that member's start to the end of the member it
+ ends in, when only line ends follow it there (the item is held until that member ends); no length otherwise (gzip as
+ a whole, plain runs between members).
 
  Memory: the framer holds the record being framed (bounded by the limits); unparsed input stays in the caller's
  FramerInput. Compressed input is inflated only as the framer asks for it, into the framer's own buffer of the
