@@ -267,7 +267,8 @@ public final class WACZArchive {
                     "\(entry.name) inflates to more than the \(entry.size) bytes it declares: its sizes lie")
             }
             // One byte more than is left: the way to find out that there is more.
-            let wanted = Int(clamping: min(Int64(chunk.count), entry.size - delivered + 1))
+            let left = (entry.size - delivered).addingReportingOverflow(1)
+            let wanted = Int(clamping: min(Int64(chunk.count), left.overflow ? Int64.max : left.partialValue))
             let n = zip_fread(file, chunk.baseAddress, UInt64(wanted))
             if n < 0 {
                 let why = String(cString: zip_file_strerror(file))

@@ -165,7 +165,7 @@ public struct WARCFramer: RecordFramer {
         /// The header's bytes, up to the error-body cap, once they are consumed.
         var headExcerpt: [UInt8] = []
         var selected = false
-        /// An ARC record (Framing/ARC): its header line once read, and what its `length` is the extent of.
+        /// An ARC record (Framing/ARC), and its header line once read.
         var isARC = false
         var arc: ARCHeader?
     }
@@ -833,9 +833,10 @@ public struct WARCFramer: RecordFramer {
     }
 
     private mutating func releaseHeld() {
+        // (Also when a failed or cut member took the held item: the flag belongs to the item.)
+        heldForLength = false
         guard let item = held else { return }
         held = nil
-        heldForLength = false
         release(item)
     }
 
@@ -1015,7 +1016,8 @@ public struct WARCFramer: RecordFramer {
         case .memberEnd:
             memberOpen = false
             memberEnds.append((input.offset(of: input.writerIndex), raw.readerOffset))
-            if memberEnds.count > 1024 { memberEnds.removeFirst(memberEnds.count - 1024) }
+            // Trimmed in batches: a stream of tiny members must not pay a shift of the whole table for each.
+            if memberEnds.count > 2048 { memberEnds.removeFirst(memberEnds.count - 1024) }
             if heldForLength, case .item(let item, let bytes) = held {
                 held = .item(item.withLength(raw.readerOffset - item.offset), bytes: bytes)
             }
@@ -1296,7 +1298,9 @@ extension WARCFramer {
     /// After an ARC block skipped for its size: its separator.
     private mutating func stepARCTrailer() -> Bool {
         switch arcSeparator(at: position) {
-        case .ok(let separator, _):
+        case .ok(let separator, let warning):
+            // As after a block that was read: the file's first record decides whether records are separated.
+            if arcSeparated == nil && (separator == 1 || warning != nil) { arcSeparated = separator == 1 }
             skipIntoFailure(separator)
             if failure != nil {
                 finishFailure()
