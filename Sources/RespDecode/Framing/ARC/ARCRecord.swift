@@ -194,7 +194,7 @@ enum ARCBlock {
         var url = header.url
         if url.utf8.contains(UInt8(ascii: " ")) {
             warnings.append("spaces in the ARC URL replaced by %20")
-            url = url.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20")
+            url = WARCHeader.escapingSpaces(url)
         }
         let scheme = url.prefix(while: { $0 != ":" }).lowercased()
         var record: ResponseRecord

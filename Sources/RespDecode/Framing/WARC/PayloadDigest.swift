@@ -201,6 +201,24 @@ extension ChunkFraming {
         }
         self.init(bytes: bytes, bodyOffsets: bodyOffsets, lengths: lengths)
     }
+
+    /// Passes the body as stored to `update`, in order: each removed run before the body bytes it preceded.
+    /// - Parameters:
+    ///   - body: the de-chunked body these runs were removed from.
+    ///   - update: takes each piece in turn.
+    func feedStored(_ body: UnsafeBufferPointer<UInt8>, to update: (UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.withUnsafeBufferPointer { removed in
+            var bodyAt = 0
+            var removedAt = 0
+            for (offset, length) in zip(bodyOffsets, lengths) {
+                update(UnsafeBufferPointer(rebasing: body[bodyAt..<offset]))
+                update(UnsafeBufferPointer(rebasing: removed[removedAt..<removedAt + length]))
+                bodyAt = offset
+                removedAt += length
+            }
+            update(UnsafeBufferPointer(rebasing: body[bodyAt...]))
+        }
+    }
 }
 
 /// A `WARC-Payload-Digest` the WARC framer found and left for a worker to check: the expected value, and which bytes
@@ -230,20 +248,7 @@ extension ResponseRecord {
         }
         if ok == false, let framing = pending.chunkFraming {
             ok = body.withUnsafeBufferPointer { body in
-                framing.bytes.withUnsafeBufferPointer { removed in
-                    PayloadDigest.matches(expected) { update in
-                        // The stored body: each removed run before the body bytes it preceded.
-                        var bodyAt = 0
-                        var removedAt = 0
-                        for (offset, length) in zip(framing.bodyOffsets, framing.lengths) {
-                            update(UnsafeBufferPointer(rebasing: body[bodyAt..<offset]))
-                            update(UnsafeBufferPointer(rebasing: removed[removedAt..<removedAt + length]))
-                            bodyAt = offset
-                            removedAt += length
-                        }
-                        update(UnsafeBufferPointer(rebasing: body[bodyAt...]))
-                    }
-                }
+                PayloadDigest.matches(expected) { framing.feedStored(body, to: $0) }
             }
         }
         switch ok {
@@ -273,19 +278,7 @@ extension ResponseRecord {
             guard let framing = warc?.storedChunkFraming ?? arc?.storedChunkFraming else {
                 return PayloadDigest.digest(.sha1, of: body)
             }
-            return framing.bytes.withUnsafeBufferPointer { removed in
-                PayloadDigest.digest(.sha1) { update in
-                    var bodyAt = 0
-                    var removedAt = 0
-                    for (offset, length) in zip(framing.bodyOffsets, framing.lengths) {
-                        update(UnsafeBufferPointer(rebasing: body[bodyAt..<offset]))
-                        update(UnsafeBufferPointer(rebasing: removed[removedAt..<removedAt + length]))
-                        bodyAt = offset
-                        removedAt += length
-                    }
-                    update(UnsafeBufferPointer(rebasing: body[bodyAt...]))
-                }
-            }
+            return PayloadDigest.digest(.sha1) { framing.feedStored(body, to: $0) }
         }
         return digest.map { "sha1:" + PayloadDigest.base32($0) }
     }

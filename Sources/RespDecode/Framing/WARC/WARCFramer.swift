@@ -406,25 +406,31 @@ public struct WARCFramer: RecordFramer {
         }
         let type = header.type.map { $0.lowercased() }
         current?.selected = type.map { types?.contains($0) ?? true } ?? true
-        let cap = limits.maxBodyBytes.addingReportingOverflow(limits.maxHeaderBytes)
-        if !cap.overflow && blockLength > cap.partialValue {
-            let headExcerpt = excerpt(from: position, count: headerLength)
-            current?.headExcerpt = headExcerpt
-            if current?.selected == true {
-                beginFailure(
-                    fromCurrent(
-                        .limitExceeded,
-                        "block of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
-                    ))
-                skipIntoFailure(headerLength)
-            } else {
-                consume(headerLength)
-            }
-            state = .skip(remaining: blockLength)
-            return true
-        }
-        state = .block(headerLength: headerLength, blockLength: blockLength)
+        enterBlock(headerLength: headerLength, blockLength: blockLength, noun: "block")
         return true
+    }
+
+    /// The header is read (`headerLength` bytes at `position`): awaits the block, or skips it unbuffered when it is
+    /// over the limits (a limitExceeded failure for a record that would give a line; `noun` names it there).
+    private mutating func enterBlock(headerLength: Int, blockLength: Int, noun: String) {
+        let cap = limits.maxBodyBytes.addingReportingOverflow(limits.maxHeaderBytes)
+        guard !cap.overflow && blockLength > cap.partialValue else {
+            state = .block(headerLength: headerLength, blockLength: blockLength)
+            return
+        }
+        let headExcerpt = excerpt(from: position, count: headerLength)
+        current?.headExcerpt = headExcerpt
+        if current?.selected == true {
+            beginFailure(
+                fromCurrent(
+                    .limitExceeded,
+                    "\(noun) of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
+                ))
+            skipIntoFailure(headerLength)
+        } else {
+            consume(headerLength)
+        }
+        state = .skip(remaining: blockLength)
     }
 
     private mutating func stepBlock(headerLength: Int, blockLength: Int) -> Bool {
@@ -706,7 +712,7 @@ public struct WARCFramer: RecordFramer {
                 offset: current?.offset ?? currentOffset,
                 error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status,
                 headers: headers,
-                url: arc.url.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20"),
+                url: WARCHeader.escapingSpaces(arc.url),
                 arc: ARCBlock.info(arc))
         }
         var warnings: [String] = []
@@ -1163,25 +1169,7 @@ extension WARCFramer {
         current?.arc = header
         // The `filedesc://` record is counted, not yielded.
         current?.selected = !header.isFiledesc
-        let blockLength = header.length
-        let cap = limits.maxBodyBytes.addingReportingOverflow(limits.maxHeaderBytes)
-        if !cap.overflow && blockLength > cap.partialValue {
-            let headExcerpt = excerpt(from: position, count: headerLength)
-            current?.headExcerpt = headExcerpt
-            if current?.selected == true {
-                beginFailure(
-                    fromCurrent(
-                        .limitExceeded,
-                        "ARC record of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
-                    ))
-                skipIntoFailure(headerLength)
-            } else {
-                consume(headerLength)
-            }
-            state = .skip(remaining: blockLength)
-            return true
-        }
-        state = .block(headerLength: headerLength, blockLength: blockLength)
+        enterBlock(headerLength: headerLength, blockLength: header.length, noun: "ARC record")
         return true
     }
 

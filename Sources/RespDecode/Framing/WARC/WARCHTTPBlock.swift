@@ -57,9 +57,14 @@ struct WARCHeader {
         }
         if uri.utf8.contains(UInt8(ascii: " ")) {
             warnings.append("spaces in WARC-Target-URI replaced by %20")
-            uri = uri.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20")
+            uri = Self.escapingSpaces(uri)
         }
         return uri
+    }
+
+    /// `url` with each space written `%20`, as warcio writes a URL that has them (WARC-Target-URI, an ARC URL).
+    static func escapingSpaces(_ url: String) -> String {
+        url.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20")
     }
 
     /// Parses a header section: the version line, field lines and the empty line that ends them (CRLF or bare LF).
