@@ -86,6 +86,27 @@ struct DecodeOptions: ParsableArguments {
                 + "the headers only."))
     var inflate = defaults.decoding.options.imageInflate
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Write the visible text of HTML pages (\"text\") in html values.")
+    var htmlText = defaults.decoding.options.htmlText
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Write the links of HTML pages (\"links\") in html values.")
+    var htmlLinks = defaults.decoding.options.htmlLinks
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Detect the language of html and text values with CLD2 (\"languages\").")
+    var detectLanguage = defaults.decoding.options.detectLanguage
+
+    @Option(help: ArgumentHelp("Most bytes of text an html or text value keeps.", valueName: "size"))
+    var maxTextBytes = ByteSize(defaults.limits.maxTextBytes)
+
+    @Option(help: ArgumentHelp("Most links an html value lists.", valueName: "n"))
+    var maxHtmlLinks = defaults.limits.maxHTMLLinks
+
     @Option(
         help: ArgumentHelp(
             "AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
@@ -252,6 +273,11 @@ struct DecodeOptions: ParsableArguments {
         .flag("keep-nulls", \.keepNulls, \.decoding.options.stripNulls, inverted: true),
         .flag("xml-keep-whitespace", \.xmlKeepWhitespace, \.decoding.options.xmlKeepWhitespace),
         .flag("inflate", \.inflate, \.decoding.options.imageInflate),
+        .flag("html-text", \.htmlText, \.decoding.options.htmlText),
+        .flag("html-links", \.htmlLinks, \.decoding.options.htmlLinks),
+        .flag("detect-language", \.detectLanguage, \.decoding.options.detectLanguage),
+        .size("max-text-bytes", \.maxTextBytes, \.limits.maxTextBytes),
+        .value("max-html-links", \.maxHtmlLinks, \.limits.maxHTMLLinks, 0...100_000_000),
         .optional(
             "scale", \.scale, 0.001...1000, apply: { $1.decoding.options.imageScale = $0 },
             effective: { $0.decoding.options.imageScale?.configValue ?? .null }),

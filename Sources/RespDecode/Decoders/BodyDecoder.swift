@@ -20,14 +20,17 @@ public struct DecodingContext: Sendable {
     public var mimeType: String?
     /// The `charset` parameter of the response's Content-Type, if any.
     public var charset: String?
+    /// The record's URL (WARC-Target-URI, the HAR entry's or ndjson record's `url`), if any: links resolve against it.
+    public var url: String?
     /// The decoders' options and limits: all a decoder is told of the run's settings.
     public var options: DecoderOptions
     /// Warnings to put on the line.
     public var warnings: [String] = []
 
-    public init(mimeType: String?, charset: String? = nil, options: DecoderOptions) {
+    public init(mimeType: String?, charset: String? = nil, url: String? = nil, options: DecoderOptions) {
         self.mimeType = mimeType
         self.charset = charset
+        self.url = url
         self.options = options
     }
 }

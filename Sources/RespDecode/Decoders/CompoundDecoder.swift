@@ -130,8 +130,8 @@ public struct CompoundDecoder: Sendable {
                         outcome: &outcome)
                 }
                 return decodeBody(
-                    body, mimeType: mimeType, charset: charset, recordError: recordError, line: line,
-                    warnings: &warnings, outcome: &outcome)
+                    body, mimeType: mimeType, charset: charset, url: record.url, recordError: recordError,
+                    line: line, warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
             if !warnings.isEmpty {
@@ -144,12 +144,12 @@ public struct CompoundDecoder: Sendable {
 
     /// The chain, on the body with its content codings undone.
     private func decodeBody(
-        _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, recordError: RecordError?,
-        line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
+        _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, url: String?,
+        recordError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         if let entry = settings.chain.first(where: { $0.accepts(mimeType) }) {
             return decode(
-                body, with: entry.decoder, mimeType: mimeType, charset: charset,
+                body, with: entry.decoder, mimeType: mimeType, charset: charset, url: url,
                 statusError: recordError, line: line, warnings: &warnings, outcome: &outcome)
         }
         if settings.strictTypes && !(mimeType == nil && body.isEmpty) {
@@ -161,7 +161,7 @@ public struct CompoundDecoder: Sendable {
         // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
         if let recordError { return fail(line, decoder: raw.name, recordError, body: body, outcome: &outcome) }
         return decode(
-            body, with: raw, mimeType: mimeType, charset: charset, statusError: nil, line: line,
+            body, with: raw, mimeType: mimeType, charset: charset, url: url, statusError: nil, line: line,
             warnings: &warnings, outcome: &outcome)
     }
 
@@ -180,7 +180,7 @@ public struct CompoundDecoder: Sendable {
 
     private func decode(
         _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, charset: String?,
-        statusError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
+        url: String?, statusError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         let out = line.out
         line.string("decoder", decoder.name)
@@ -189,7 +189,8 @@ public struct CompoundDecoder: Sendable {
         let mark = out.mark
         line.bool("ok", statusError == nil)
         line.key("value")
-        var context = DecodingContext(mimeType: mimeType, charset: charset, options: settings.options)
+        var context = DecodingContext(
+            mimeType: mimeType, charset: charset, url: url, options: settings.options)
         do {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings

@@ -12,6 +12,12 @@ public struct DecoderOptions: Sendable {
     public var imageInflate = false
     /// AFNetworking's `imageScale`: when set, image values carry `pointWidth`/`pointHeight`; nil: not written.
     public var imageScale: Double? = nil
+    /// Write the visible text of HTML pages (`text`, WET-like) in html values; `--no-html-text` leaves it out.
+    public var htmlText = true
+    /// Write the links of HTML pages (`links`, WAT-like) in html values; `--no-html-links` leaves them out.
+    public var htmlLinks = true
+    /// Detect the language of html and text values' text with CLD2 and write `languages` (`--detect-language`).
+    public var detectLanguage = false
     /// The bounds against hostile input; decoders use the nesting, value size, plist and image ones.
     public var limits = Limits()
 

@@ -43,6 +43,11 @@ public struct Limits: Sendable, Hashable {
     /// last one kept says how many more there were. A decoder that can raise them by the thousand (the PNG chunk
     /// walk) stops collecting there too, so that a hostile file cannot make a huge line.
     public var maxWarnings: Int = 16
+    /// Most bytes of text (UTF-8) one html or text value keeps in its `text`; past it the text is cut at a character
+    /// boundary and the value's `truncated` names `text`.
+    public var maxTextBytes: Int = 8 * 1024 * 1024
+    /// Most links one html value lists; past it the rest are counted, not listed, and `truncated` names `links`.
+    public var maxHTMLLinks: Int = 10_000
     /// Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (docs/framings.md#wacz): an entry
     /// declaring more is refused before it is read (entries up to 1 MiB always pass), and so is one that would take
     /// the WARC entries of one archive together past this many times the archive's size. Stops ZIP bombs.
@@ -74,7 +79,9 @@ public struct Limits: Sendable, Hashable {
         maxImageMemory: Int? = nil,
         maxImageChunkBytes: Int? = nil,
         maxArchiveRatio: Int? = nil,
-        maxArchiveEntryBytes: Int? = nil
+        maxArchiveEntryBytes: Int? = nil,
+        maxTextBytes: Int? = nil,
+        maxHTMLLinks: Int? = nil
     ) {
         if let maxHeaderBytes { self.maxHeaderBytes = maxHeaderBytes }
         if let maxBodyBytes { self.maxBodyBytes = maxBodyBytes }
@@ -91,5 +98,7 @@ public struct Limits: Sendable, Hashable {
         if let maxImageChunkBytes { self.maxImageChunkBytes = maxImageChunkBytes }
         if let maxArchiveRatio { self.maxArchiveRatio = maxArchiveRatio }
         if let maxArchiveEntryBytes { self.maxArchiveEntryBytes = maxArchiveEntryBytes }
+        if let maxTextBytes { self.maxTextBytes = maxTextBytes }
+        if let maxHTMLLinks { self.maxHTMLLinks = maxHTMLLinks }
     }
 }
