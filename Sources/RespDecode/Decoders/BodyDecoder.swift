@@ -44,7 +44,7 @@ extension BodyDecoder {
     }
 }
 
-/// Every decoder that can be named in `--chain`, in the default chain order.
+/// Every decoder that can be named in `--chain`, and the default chain.
 public enum DecoderRegistry {
     public static let all: [any BodyDecoder] = [
         JSONBodyDecoder(),
@@ -52,6 +52,12 @@ public enum DecoderRegistry {
         PlistBodyDecoder(),
         ImageBodyDecoder(),
     ]
+
+    /// The names of the decoders of the default chain, in order.
+    public static let defaultChainNames = ["json", "xml", "plist", "image"]
+
+    /// The default chain: the decoders of ``defaultChainNames``.
+    public static var defaultChain: [any BodyDecoder] { defaultChainNames.compactMap(decoder(named:)) }
 
     /// The decoder called `name`, if any.
     public static func decoder(named name: String) -> (any BodyDecoder)? {

@@ -18,8 +18,8 @@ public struct CompoundDecoder: Sendable {
     /// What the compound decoder is told of a run's settings: the chain, what validation accepts, and the options
     /// handed to each body decoder. Each default is the initial value of its property.
     public struct Settings: Sendable {
-        /// The decoders tried in order, each with its acceptable MIME types. Default: every registered decoder.
-        public var chain: [ChainEntry] = DecoderRegistry.all.map { ChainEntry(decoder: $0) }
+        /// The decoders tried in order, each with its acceptable MIME types. Default: ``DecoderRegistry/defaultChain``.
+        public var chain: [ChainEntry] = DecoderRegistry.defaultChain.map { ChainEntry(decoder: $0) }
         /// Status codes that pass validation (AFNetworking's `acceptableStatusCodes`).
         public var acceptableStatusCodes: StatusCodeSet = .successful
         /// A MIME type that no decoder accepts is an `unacceptableContentType` error instead of a raw value.
