@@ -109,6 +109,7 @@ final class HTMLExtractor {
                 if flags & HTMLTag.cell != 0 { text.separate() }
                 if flags & HTMLTag.lineBreak != 0 { text.lineBreak() }
                 if flags & HTMLTag.pre != 0 {
+                    text.startPreformatted()
                     preDepth += 1
                     flags |= Self.openedPre
                 }

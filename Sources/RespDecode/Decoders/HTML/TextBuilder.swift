@@ -14,6 +14,8 @@ struct TextBuilder {
     private var pendingBreaks = 0
     /// Line feeds at the end of `bytes`.
     private var trailingNewlines = 0
+    /// A `pre` has just started.
+    private var dropLineFeed = false
 
     init(limit: Int) {
         self.limit = limit
@@ -68,8 +70,19 @@ struct TextBuilder {
         }
     }
 
+    /// A `pre` element starts: a line feed right after its start tag is not content (HTML's parsing rules; libxml2
+    /// passes it on).
+    mutating func startPreformatted() {
+        dropLineFeed = true
+    }
+
     /// Text inside `pre`: kept as written.
     mutating func appendPreformatted(_ text: UnsafeBufferPointer<UInt8>) {
+        var text = text
+        if dropLineFeed {
+            dropLineFeed = false
+            if text.first == 0x0A { text = UnsafeBufferPointer(rebasing: text.dropFirst()) }
+        }
         guard !truncated, !text.isEmpty else { return }
         flush()
         appendRaw(text)

@@ -205,6 +205,8 @@ struct HTMLDecoderTests {
         #expect(try text("<p>a&nbsp;&nbsp;b</p>") == "a\u{A0}\u{A0}b")
         #expect(try text("<p>x</p><pre>  a\n    b  </pre><p>y</p>") == "x\n\n  a\n    b  \n\ny")
         #expect(try text("<div>x</div><pre>\ta\n\n\tb</pre>y") == "x\n\ta\n\n\tb\ny")
+        // A line feed right after <pre> is not content.
+        #expect(try text("<p>x</p><pre>\n\nfirst</pre>") == "x\n\n\nfirst")
     }
 
     @Test func unrenderedElementsAreDropped() throws {
