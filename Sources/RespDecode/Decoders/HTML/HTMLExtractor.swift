@@ -79,7 +79,7 @@ final class HTMLExtractor {
         maxValueBytes = max(limits.maxValueBytes, 0)
         text = TextBuilder(limit: max(limits.maxTextBytes, 0))
         if let url, URLReference.hasScheme(Array(url.utf8)) {
-            documentURL = URLReference.clean(Array(url.utf8))
+            documentURL = URLReference.escaped(URLReference.clean(Array(url.utf8)))
         } else {
             documentURL = nil
         }

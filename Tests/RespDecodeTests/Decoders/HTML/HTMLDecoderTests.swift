@@ -159,6 +159,11 @@ struct HTMLDecoderTests {
         #expect(result.links.first?["url"] == "http://example.com/xy%20%C3%A9")
     }
 
+    @Test func aRecordURLWithSpacesStillResolves() throws {
+        let result = try decodeHTML(#"<a href="b.html">x</a>"#, url: "http://example.com/a dir/page.html")
+        #expect(result.links.first?["url"] == "http://example.com/a%20dir/b.html")
+    }
+
     @Test func linksPastTheLimitAreCounted() throws {
         let page = String(repeating: #"<a href="/x">x</a>"#, count: 5) + ##"<a href="#f">f</a>"##
         let result = try decodeHTML(page, configure: { $0.limits.maxHTMLLinks = 2 })
