@@ -18,6 +18,7 @@ public struct HTMLBodyDecoder: BodyDecoder {
         if Self.isNoContent(body) { return false }
         let options = context.options
         let url = context.url
+        let contentLanguage = context.contentLanguage
         var warnings: [String] = []
         try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html) {
             (text, info) throws(RecordError) in
@@ -29,7 +30,16 @@ public struct HTMLBodyDecoder: BodyDecoder {
             let cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
             extractor.finish()
             if let cut { warnings.append(cut) }
-            Self.write(extractor, info: info, documentCut: cut != nil, options: options, into: output)
+            var languages: LanguageDetection.Languages?
+            if options.detectLanguage {
+                // The whole page, as Common Crawl gives it to CLD2: CLD2 skips tags, scripts and styles itself and
+                // takes `lang` attributes as hints (docs/decoding.md#language).
+                languages = LanguageDetection.detect(
+                    text, isPlainText: false,
+                    hints: LanguageDetection.Hints(contentLanguage: contentLanguage, url: url))
+            }
+            Self.write(
+                extractor, info: info, documentCut: cut != nil, languages: languages, options: options, into: output)
         }
         context.warnings += warnings
         return true
@@ -37,7 +47,8 @@ public struct HTMLBodyDecoder: BodyDecoder {
 
     /// Writes the value: keys in the order of docs/decoding.md#html, each left out when absent or empty.
     private static func write(
-        _ page: HTMLExtractor, info: TextInfo, documentCut: Bool, options: DecoderOptions, into out: OutputBuffer
+        _ page: HTMLExtractor, info: TextInfo, documentCut: Bool, languages: LanguageDetection.Languages?,
+        options: DecoderOptions, into out: OutputBuffer
     ) {
         var first = true
         func key(_ name: StaticString) {
@@ -128,8 +139,8 @@ public struct HTMLBodyDecoder: BodyDecoder {
             key("text")
             string(page.text.bytes)
         }
-        // LANGUAGES: with `options.detectLanguage`, the `languages` key of docs/decoding.md#html goes here, from
-        // `page.text.bytes` (CLD2; written by the language-detection change).
+        // `charset` is always written, so `languages` follows a member.
+        if let languages { out.appendLanguages(languages) }
         var truncated: [StaticString] = []
         if page.metaTruncated { truncated.append("meta") }
         if page.linksTruncated { truncated.append("links") }
