@@ -45,6 +45,9 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // libzip (libzip-dev): WACZ input, a ZIP file of WARC files, read entry by entry.
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        // libuchardet (Debian: libuchardet-dev): the charset of a text body that declares none (the text and html
+        // decoders).
+        .systemLibrary(name: "CUchardet", pkgConfig: "uchardet", providers: [.apt(["libuchardet-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
         .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
@@ -52,7 +55,7 @@ let package = Package(
             name: "RespDecode",
             dependencies: [
                 "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CLZ4", "CCrypto", "CZip",
-                .product(name: "Logging", package: "swift-log"),
+                "CUchardet", .product(name: "Logging", package: "swift-log"),
             ],
             // Optimized in debug builds too: the tests hold the library to the budgets of the shipped binary (a hostile
             // input within 1 s of CPU time), and unoptimized Swift is 5-10x slower on byte loops -- the XML entity that

@@ -51,6 +51,7 @@ public enum DecoderRegistry {
         XMLBodyDecoder(),
         PlistBodyDecoder(),
         ImageBodyDecoder(),
+        TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
