@@ -29,4 +29,29 @@ enum CharsetDetector {
         guard let encoding = WebEncoding(label: label) ?? aliases[label], encoding != .replacement else { return nil }
         return encoding
     }
+
+    /// Bytes looked at for UTF-16 without a BOM.
+    static let utf16SampleBytes = 4096
+
+    /// UTF-16 without a byte order mark, which uchardet 0.0.7 does not detect (measured: none of the eight such files
+    /// of the uchardet and chardet corpora; own code for that reason): text in UTF-16 has zero bytes in the high half
+    /// of its code units (every ASCII character, and most Latin, Greek, Cyrillic, CJK punctuation and kana have high
+    /// bytes 0x00-0x30), and text in any other encoding has none. UTF-16LE when at least 1 in 10 of the odd bytes of
+    /// the first ``utf16SampleBytes`` are zero and at most 1 in 100 of the even ones (UTF-16BE the other way round).
+    static func utf16WithoutBOM(_ body: UnsafeBufferPointer<UInt8>) -> WebEncoding? {
+        let count = min(body.count, utf16SampleBytes) & ~1
+        guard count >= 8 else { return nil }
+        var evenZeros = 0
+        var oddZeros = 0
+        var i = 0
+        while i < count {
+            if body[i] == 0 { evenZeros += 1 }
+            if body[i + 1] == 0 { oddZeros += 1 }
+            i += 2
+        }
+        let units = count / 2
+        if oddZeros * 10 >= units && evenZeros * 100 <= units { return .utf16LE }
+        if evenZeros * 10 >= units && oddZeros * 100 <= units { return .utf16BE }
+        return nil
+    }
 }

@@ -1,10 +1,13 @@
 /// HTML's "prescan a byte stream to determine its encoding"
-/// (https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding), on the first
-/// 1024 bytes of a body: the encoding a `<meta charset>` or `<meta http-equiv="Content-Type" content="…;charset=…">`
-/// declares (docs/decoding.md#text).
+/// (https://html.spec.whatwg.org/multipage/parsing.html#prescan-a-byte-stream-to-determine-its-encoding): the encoding
+/// a `<meta charset>` or `<meta http-equiv="Content-Type" content="…;charset=…">` declares (docs/decoding.md#text).
 enum MetaPrescan {
-    /// How many bytes are scanned (the spec's "at least 1024 bytes" suggestion, as browsers do).
-    static let maxBytes = 1024
+    /// How many bytes are scanned. The spec suggests the first 1024 for the prescan, but a browser's parser that meets
+    /// a `<meta>` further on while its encoding is still tentative (detected or default) changes the encoding and
+    /// reparses the page (https://html.spec.whatwg.org/multipage/parsing.html#changing-the-encoding-while-parsing);
+    /// html5lib's encoding tests expect that for a `<meta>` after 8 KiB of comments and scripts. One scan of the first
+    /// 64 KiB gives both: the same first `<meta>` as a 1024-byte prescan when there is one there.
+    static let maxBytes = 64 * 1024
 
     /// The declared encoding, after the spec's rewriting (UTF-16BE/LE → UTF-8, x-user-defined → windows-1252); nil
     /// when the prescan finds none.

@@ -178,14 +178,19 @@ public enum TextDecoding {
                 warnings.append("unknown encoding \"\(printable(label))\" in the XML declaration; ignored")
             }
         }
-        // Detection. Valid UTF-8 is UTF-8 without asking; pure ASCII is no evidence at all, so the default (it
-        // decodes the same in every candidate).
+        // Detection (docs/decoding.md#text-detection). UTF-16 without a BOM first (its ASCII is valid UTF-8 with
+        // zero bytes). Valid UTF-8 is UTF-8 without asking; pure ASCII is no evidence at all, so the default (it
+        // decodes the same in every candidate) — unless it holds an escape, which ISO-2022-JP, all 7-bit, starts
+        // its shifts with.
+        if let encoding = CharsetDetector.utf16WithoutBOM(body) {
+            return Resolution(encoding: encoding, source: .detected, warnings: warnings)
+        }
         switch asciiOrUTF8(body) {
-        case .ascii:
+        case .ascii where !body.contains(0x1B):
             break
         case .utf8:
             return Resolution(encoding: .utf8, source: .detected, warnings: warnings)
-        case .other:
+        case .ascii, .other:
             if let encoding = CharsetDetector.detect(body) {
                 return Resolution(encoding: encoding, source: .detected, warnings: warnings)
             }
