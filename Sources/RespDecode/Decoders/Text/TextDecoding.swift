@@ -22,7 +22,8 @@ public struct TextInfo: Sendable {
     public var source: CharsetSource
     /// Invalid byte sequences replaced by U+FFFD.
     public var replacements: Int
-    /// The text was cut at `maxBytes` (at a character boundary); `replacements` counts the text kept.
+    /// The text was cut at `maxBytes` (at a character boundary); `replacements` counts what was converted (multi-byte
+    /// encodings convert up to a few bytes past the cut).
     public var truncated = false
     /// What the resolution has to say: a declared label that names no encoding (ignored).
     public var warnings: [String] = []
@@ -251,7 +252,7 @@ public enum TextDecoding {
 
     /// Invalid UTF-8 with each maximal subpart of an invalid sequence replaced by one U+FFFD, as WHATWG's UTF-8
     /// decoder does (https://encoding.spec.whatwg.org/#utf-8-decoder) — Unicode's "U+FFFD substitution of maximal
-    /// subparts". Stops once the output reaches `limit`.
+    /// subparts". Stops before the character that would take the output past `limit`.
     static func repairUTF8(
         _ input: UnsafeBufferPointer<UInt8>, into output: inout UTF8Output, limit: Int
     ) -> ConversionOutcome {
@@ -259,18 +260,22 @@ public enum TextDecoding {
         var i = 0
         let n = input.count
         while i < n {
-            if output.count >= limit {
-                outcome.truncated = true
-                break
-            }
             let ascii = firstNonASCII(input, from: i)
             if ascii > i {
-                let end = min(ascii, i + max(limit - output.count, 1))
+                let end = min(ascii, i + (limit - output.count))
                 output.append(UnsafeBufferPointer(rebasing: input[i..<end]))
+                if end < ascii {
+                    outcome.truncated = true
+                    break
+                }
                 i = end
                 continue
             }
             let length = utf8SequenceLength(input, at: i)
+            if output.count + (length > 0 ? length : 3) > limit {
+                outcome.truncated = true
+                break
+            }
             if length > 0 {
                 output.append(UnsafeBufferPointer(rebasing: input[i..<(i + length)]))
                 i += length
