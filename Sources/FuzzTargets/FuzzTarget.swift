@@ -19,7 +19,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case zst, lz4
     case plistBinary = "plist-binary"
     case plistXML = "plist-xml"
-    case png, jpeg
+    case png, jpeg, text
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -41,6 +41,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .png:
             ImageTarget.run(data, mimeType: "image/png", magic: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
+        case .text: TextTarget.run(data)
         }
     }
 
