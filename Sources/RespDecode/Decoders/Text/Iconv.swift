@@ -39,6 +39,14 @@ struct UTF8Output: ~Copyable {
         count += 3
     }
 
+    mutating func append(_ scalar: Unicode.Scalar) {
+        for unit in UTF8.encode(scalar)! {
+            reserve(1)
+            base[count] = unit
+            count += 1
+        }
+    }
+
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
@@ -100,9 +108,14 @@ enum Iconv {
                 continue
             case EILSEQ:
                 let offset = input.count - inLeft
-                let skip = skipLength(input, at: offset, in: encoding)
-                output.appendReplacement()
-                outcome.replacements += 1
+                var skip = 1
+                if let scalar = whatwgSingleByte(input[offset], in: encoding) {
+                    output.append(scalar)
+                } else {
+                    skip = skipLength(input, at: offset, in: encoding)
+                    output.appendReplacement()
+                    outcome.replacements += 1
+                }
                 inPointer = inPointer.map { $0 + skip }
                 inLeft -= skip
             default:
@@ -127,6 +140,17 @@ enum Iconv {
             if result != -1 || failure != E2BIG { break }
         }
         return outcome
+    }
+
+    /// A byte glibc rejects where WHATWG's decoder gives a character (docs/decoding.md#text-conversion): 0x80 is
+    /// U+20AC in gb18030 and GBK, and U+0080 in Shift_JIS.
+    static func whatwgSingleByte(_ byte: UInt8, in encoding: WebEncoding) -> Unicode.Scalar? {
+        guard byte == 0x80 else { return nil }
+        switch encoding {
+        case .gbk, .gb18030: return "\u{20AC}"
+        case .shiftJIS: return "\u{80}"
+        default: return nil
+        }
     }
 
     /// How many bytes an invalid sequence at `offset` takes (docs/decoding.md#text-replacements). UTF-16: the code

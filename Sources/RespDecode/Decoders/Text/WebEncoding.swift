@@ -207,7 +207,10 @@ enum WebEncoding: String, CaseIterable, Sendable {
         // WHATWG's Shift_JIS and EUC-KR are Microsoft's code pages 932 and 949.
         case .shiftJIS: "WINDOWS-31J"
         case .eucKR: "CP949"
-        case .eucJP: "EUC-JP"
+        // WHATWG's EUC-JP shares Shift_JIS's index (jis0208), which has Windows' mappings (0xA1C1 is U+FF5E, 0xA1DD
+        // U+FF0D, the NEC row 13 symbols are there): glibc's EUC-JP-MS, the EUC form of code page 932, has them;
+        // its EUC-JP has JIS X 0208's (U+301C, U+2212) and no row 13.
+        case .eucJP: "EUC-JP-MS"
         case .iso2022JP: "ISO-2022-JP"
         case .utf16BE: "UTF-16BE"
         case .utf16LE: "UTF-16LE"

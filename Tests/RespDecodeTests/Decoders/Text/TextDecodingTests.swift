@@ -175,6 +175,19 @@ struct TextDecodingTests {
                 && greek.info.replacementWarning == "1 invalid byte sequence in windows-1253 replaced by U+FFFD")
     }
 
+    @Test("glibc's converters where WHATWG differs: 0x80 in gb18030 and Shift_JIS, EUC-JP as Windows maps it")
+    func whatwgMultiByte() throws {
+        #expect(try Self.decode([0x41, 0x80, 0x42], charset: "gbk").text == "A€B")
+        #expect(try Self.decode([0x80], charset: "gb18030").info.replacements == 0)
+        #expect(try Self.decode([0x41, 0x80], charset: "shift_jis").text == "A\u{80}")
+        // 0xA1C1 and 0xA1DD: U+FF5E and U+FF0D as in the Encoding Standard's index jis0208 (glibc's EUC-JP gives
+        // U+301C and U+2212); 0xADA1, NEC's ①, is in that index too.
+        #expect(try Self.decode([0xA1, 0xC1, 0xA1, 0xDD, 0xAD, 0xA1], charset: "euc-jp").text == "\u{FF5E}\u{FF0D}①")
+        #expect(try Self.decode([0x81, 0x60, 0x81, 0x7C], charset: "shift_jis").text == "\u{FF5E}\u{FF0D}")
+        // gb18030's four-byte sequences.
+        #expect(try Self.decode([0x81, 0x30, 0x81, 0x30], charset: "gb18030").text == "\u{80}")
+    }
+
     @Test("replacement: the whole body is one U+FFFD; x-user-defined is U+F780 + byte - 0x80")
     func ruleEncodings() throws {
         let replacement = try Self.decode("anything at all", charset: "iso-2022-kr")
