@@ -250,42 +250,19 @@ struct SingleByteTable: Sendable {
     /// Converts `input`, appending to `output` until the next byte would take it past `limit`.
     func convert(_ input: UnsafeBufferPointer<UInt8>, into output: inout UTF8Output, limit: Int) -> ConversionOutcome {
         var outcome = ConversionOutcome()
-        // First pass: the exact output size (and where the limit cuts), so that the output is allocated once.
-        var size = 0
-        var end = input.count
-        entries.withUnsafeBufferPointer { table in
-            var i = 0
-            let n = input.count
-            while i < n {
-                if i + 8 <= n {
-                    let word = UnsafeRawPointer(input.baseAddress! + i).loadUnaligned(as: UInt64.self)
-                    if word & 0x8080_8080_8080_8080 == 0 && size + 8 <= limit {
-                        size += 8
-                        i += 8
-                        continue
-                    }
-                }
-                let entry = table[Int(input[i])]
-                let length = entry == 0 ? 3 : Int(entry >> 24)
-                if size + length > limit {
-                    end = i
-                    outcome.truncated = true
-                    return
-                }
-                size += length
-                i += 1
-            }
-        }
-        // Four bytes of slack: each character is stored as a whole 32-bit word and the count advanced by its length.
-        output.reserve(size + 4)
+        guard let bytes = input.baseAddress, !input.isEmpty else { return outcome }
+        // Room for the worst case (every byte a three-byte character, or U+FFFD) up to the limit, and four bytes of
+        // slack: each character is stored as a whole 32-bit word and the count advanced by its length.
+        let room = input.count > (limit - output.count) / 3 ? limit - output.count : input.count * 3
+        output.reserve(room + 8)
         let out = output.base + output.count
         var written = 0
         var replacements = 0
+        let end = input.count
         entries.withUnsafeBufferPointer { table in
-            let bytes = input.baseAddress!
             var i = 0
             while i < end {
-                if i + 8 <= end {
+                if i + 8 <= end && written + 8 <= room {
                     let word = UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)
                     if word & 0x8080_8080_8080_8080 == 0 {
                         UnsafeMutableRawPointer(out + written).storeBytes(of: word, as: UInt64.self)
@@ -294,14 +271,18 @@ struct SingleByteTable: Sendable {
                         continue
                     }
                 }
-                var entry = table[Int(bytes[i])]
-                if entry == 0 {
-                    entry = 3 << 24 | 0xBD_BFEF
-                    replacements += 1
+                let defined = table[Int(bytes[i])]
+                // An undefined byte is U+FFFD (EF BF BD).
+                let entry = defined == 0 ? 3 << 24 | 0xBD_BFEF : defined
+                let length = Int(entry >> 24)
+                if written + length > room {
+                    outcome.truncated = true
+                    break
                 }
+                if defined == 0 { replacements += 1 }
                 UnsafeMutableRawPointer(out + written).storeBytes(
                     of: (entry & 0xFF_FFFF).littleEndian, as: UInt32.self)
-                written += Int(entry >> 24)
+                written += length
                 i += 1
             }
         }
