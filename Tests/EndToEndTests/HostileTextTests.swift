@@ -75,6 +75,12 @@ struct HostileTextTests {
                 "a 60 MB meta prescan bait", Data(String(repeating: "<meta a=b ", count: 6_000_000).utf8),
                 "text/html", "windows-1252"
             ),
+            // 64 KiB of distinct attributes on one <meta> (the prescan keeps their names in a set), past the window.
+            (
+                "a <meta> with 12,000 attributes",
+                Data(("<meta " + (0..<12_000).map { "a\($0)" }.joined(separator: " ") + " charset=koi8-r>").utf8),
+                "text/html", "windows-1252"
+            ),
             (
                 "unterminated comment", Data(("<!--" + String(repeating: "-", count: 60 * megabyte)).utf8),
                 "text/html", "windows-1252"
