@@ -54,6 +54,7 @@ public enum DecoderRegistry {
         PlistBodyDecoder(),
         ImageBodyDecoder(),
         HTMLBodyDecoder(),
+        TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.

@@ -20,14 +20,20 @@ public struct HTMLBodyDecoder: BodyDecoder {
         let url = context.url
         let contentLanguage = context.contentLanguage
         var warnings: [String] = []
-        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html) {
+        // The page is converted up to maxDecodedBodyBytes of UTF-8: a body of invalid bytes would otherwise triple in
+        // size as U+FFFD; past it the document is read in part (docs/decoding.md#bounds).
+        let maxPageBytes = options.limits.maxDecodedBodyBytes
+        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html, maxBytes: maxPageBytes) {
             (text, info) throws(RecordError) in
-            if info.replacements > 0 {
-                warnings.append("\(info.replacements) invalid byte sequences replaced by U+FFFD")
-            }
+            warnings += info.warnings
+            if let replaced = info.replacementWarning { warnings.append(replaced) }
             let extractor = HTMLExtractor(
                 wantText: options.htmlText, wantLinks: options.htmlLinks, limits: options.limits, url: url)
-            let cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
+            var cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
+            if info.truncated && cut == nil {
+                cut =
+                    "the page is larger than \(maxPageBytes) bytes as UTF-8 (maxDecodedBodyBytes): the rest was not read"
+            }
             extractor.finish()
             if let cut { warnings.append(cut) }
             var languages: LanguageDetection.Languages?
