@@ -391,6 +391,7 @@ final class HTMLExtractor {
 
     private func finishHeading() {
         headingText.finish()
+        if headingLevel == 1 && firstH1 == nil { firstH1 = headingText.bytes }
         if !headingText.bytes.isEmpty {
             if spend(headingText.bytes.count + 24) {
                 headings.append((headingLevel, headingText.bytes))
