@@ -318,6 +318,16 @@ struct HTMLHeadlineTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
+    @Test func manyLargeJSONLDScriptsAreEachReadOnce() throws {
+        // 20 scripts of about 1 MB without an article (20 MB of JSON): each parsed once, linear work.
+        let items = Array(repeating: #""abcdefgh""#, count: 90_000).joined(separator: ",")
+        let script = jsonLD(#"{"@context":"https://schema.org","@type":"WebPage","a":[\#(items)]}"#)
+        let head = String(repeating: script, count: 20)
+        let start = ContinuousClock.now
+        #expect(try headline(title: "Title Element", head: head) == nil)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
     @Test func hugeTitleHeuristicIsBounded() throws {
         // The title is cut at 4 KiB before the heuristic sees it; a colon title of many words.
         let title = String(repeating: "word: ", count: 200_000)
