@@ -1,4 +1,4 @@
-/// The html decoder (docs/decoding.md#html): a page's title, language, charset, base and canonical URLs, meta tags,
+/// The html decoder (docs/decoding.md#html): a page's title (and its article headline), language, charset, base and canonical URLs, meta tags,
 /// links (WAT-like), headings and visible text (WET-like), from libxml2's HTML parser in SAX mode.
 ///
 /// It never fails on markup: libxml2 recovers from any. A bound gives a value all the same: the text and the links
@@ -75,6 +75,11 @@ public struct HTMLBodyDecoder: BodyDecoder {
         if let title = page.title, !title.isEmpty {
             key("title")
             string(title)
+        }
+        if let headline = page.headline {
+            // Only when it differs from `title` (docs/decoding.md#headline): `headline ?? title` is the article's title.
+            key("headline")
+            string(headline)
         }
         if let lang = page.lang {
             key("lang")

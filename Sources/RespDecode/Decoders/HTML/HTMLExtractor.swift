@@ -23,6 +23,8 @@ final class HTMLExtractor {
 
     // What the value holds.
     private(set) var title: [UInt8]?
+    /// The article's title as Readability derives it, when it differs from `title` (docs/decoding.md#headline).
+    private(set) var headline: [UInt8]?
     private(set) var lang: [UInt8]?
     private(set) var base: [UInt8]?
     private(set) var canonical: [UInt8]?
@@ -38,6 +40,14 @@ final class HTMLExtractor {
     /// The base links resolve against: `<base href>` once seen (when absolute), else the record's URL.
     private var resolutionBase: [UInt8]?
     private var metaKeys: Set<[UInt8]> = []
+
+    // What the headline is derived from (docs/decoding.md#headline).
+    private var titleMeta = ArticleTitle.Meta()
+    /// The first JSON-LD script that holds a schema.org article.
+    private var jsonLD: ArticleTitle.JSONLD?
+    private var h1Count = 0
+    /// The text of the first `h1` (when it is not inside another heading).
+    private var firstH1: [UInt8]?
     /// Bytes the value's fields other than `text` take, roughly (what `maxValueBytes` bounds).
     private var valueBytes = 0
 
@@ -57,6 +67,10 @@ final class HTMLExtractor {
     @exclusivity(unchecked) private var anchorLink = -1
     @exclusivity(unchecked) private var anchorText = TextBuilder(limit: 0)
     @exclusivity(unchecked) private var tags = HTMLTagCache()
+    /// The depth of the open `<script type="application/ld+json">`, 0 when none; its text so far.
+    @exclusivity(unchecked) private var jsonLDDepth = 0
+    @exclusivity(unchecked) private var jsonLDText: [UInt8] = []
+    @exclusivity(unchecked) private var jsonLDTooLong = false
 
     /// Flags of `open` beyond the tag's own: what this element started.
     private static let openedSkip: UInt16 = 1 << 12
@@ -71,6 +85,10 @@ final class HTMLExtractor {
     /// Browsers refuse URLs past 2 MB; a crawler has no use for one of 64 KiB either, and a 50 MB `href` would
     /// otherwise be held three times (as written, cleaned, resolved).
     static let maxURLBytes = 65_536
+
+    /// The longest JSON-LD script read for the headline: a longer one is skipped (its text is not kept past this).
+    /// Article JSON-LD is a few KiB; some sites put the whole article body in it.
+    static let maxJSONLDBytes = 1 << 20
 
     init(wantText: Bool, wantLinks: Bool, limits: Limits, url: String?) {
         self.wantText = wantText
@@ -137,6 +155,18 @@ final class HTMLExtractor {
         if depth == titleDepth { finishTitle() }
         if depth == headingDepth { finishHeading() }
         if depth == anchorDepth { finishAnchor() }
+        if depth == jsonLDDepth { finishJSONLD() }
+    }
+
+    /// The content of a `<script>` or `<style>` (libxml2's CDATA blocks): only a JSON-LD script's is kept.
+    func rawText(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard jsonLDDepth != 0, !jsonLDTooLong else { return }
+        if bytes.count > Self.maxJSONLDBytes - jsonLDText.count {
+            jsonLDTooLong = true
+            jsonLDText = []
+        } else {
+            jsonLDText.append(contentsOf: bytes)
+        }
     }
 
     func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -153,7 +183,39 @@ final class HTMLExtractor {
         if titleDepth != 0 { finishTitle() }
         if headingDepth != 0 { finishHeading() }
         if anchorDepth != 0 { finishAnchor() }
+        if jsonLDDepth != 0 { finishJSONLD() }
         text.finish()
+        findHeadline()
+    }
+
+    /// The headline (docs/decoding.md#headline), kept when it is not empty, differs from `title` and fits the value.
+    private func findHeadline() {
+        let literal = title.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let found = ArticleTitle.headline(
+            title: literal, jsonLD: jsonLD, meta: titleMeta,
+            headingMatches: { [headings] text in
+                let bytes = Array(text.utf8)
+                return headings.contains { $0.level <= 2 && $0.text == bytes }
+            },
+            h1Count: h1Count, firstH1: firstH1.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        guard !found.isEmpty, found != literal else { return }
+        let bytes = Self.prefix(Array(found.utf8), maxBytes: Self.maxShortTextBytes)
+        if spend(bytes.count) { headline = bytes }
+    }
+
+    /// At most `maxBytes` of UTF-8 `bytes`, cut before a character.
+    private static func prefix(_ bytes: [UInt8], maxBytes: Int) -> [UInt8] {
+        guard bytes.count > maxBytes else { return bytes }
+        var end = maxBytes
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return Array(bytes[..<end])
+    }
+
+    private func finishJSONLD() {
+        if jsonLD == nil && !jsonLDTooLong { jsonLD = ArticleTitle.jsonLD(jsonLDText) }
+        jsonLDDepth = 0
+        jsonLDText = []
+        jsonLDTooLong = false
     }
 
     // MARK: elements with a field
@@ -173,6 +235,7 @@ final class HTMLExtractor {
                 titleText = TextBuilder(limit: Self.maxShortTextBytes)
             }
         case .heading:
+            if tag.level == 1 { h1Count += 1 }
             if headingDepth == 0 {
                 headingDepth = depth
                 headingLevel = Int(tag.level)
@@ -216,6 +279,14 @@ final class HTMLExtractor {
             }
             addLink(href, tag.kind, rel: Self.value(of: "rel", in: attributes), text: alt)
         case .img, .script, .iframe:
+            // Readability reads the first JSON-LD article; the type must be exactly this.
+            if tag.kind == .script, jsonLD == nil, let type = Self.value(of: "type", in: attributes),
+                Self.equals(type, "application/ld+json")
+            {
+                jsonLDDepth = depth
+                jsonLDText = []
+                jsonLDTooLong = false
+            }
             guard wantLinks, let src = Self.value(of: "src", in: attributes) else { return }
             addLink(src, tag.kind, rel: nil, text: nil)
             if tag.kind == .img, anchorDepth != 0, let alt = Self.value(of: "alt", in: attributes) {
@@ -233,16 +304,32 @@ final class HTMLExtractor {
         var content: UnsafePointer<UInt8>?
         var keys: [UInt8] = []
         var isProperty = false
+        var nameAttribute: UnsafePointer<UInt8>?
+        var propertyAttribute: UnsafePointer<UInt8>?
         for (name, value) in attributes {
             guard let value else { continue }
             if Self.equals(name, "content") {
                 content = value
-            } else if keys.isEmpty && (Self.equals(name, "name") || Self.equals(name, "http-equiv")) {
-                keys = Self.trimmed(value)
-            } else if keys.isEmpty && Self.equals(name, "property") {
-                keys = Self.trimmed(value)
-                isProperty = true
+            } else if Self.equals(name, "name") || Self.equals(name, "http-equiv") {
+                if keys.isEmpty { keys = Self.trimmed(value) }
+                if nameAttribute == nil && name[0] == UInt8(ascii: "n") { nameAttribute = value }
+            } else if Self.equals(name, "property") {
+                if keys.isEmpty {
+                    keys = Self.trimmed(value)
+                    isProperty = true
+                }
+                if propertyAttribute == nil { propertyAttribute = value }
             }
+        }
+        if let content, content[0] != 0,
+            propertyAttribute.map(Self.mentionsTitle) == true || nameAttribute.map(Self.mentionsTitle) == true,
+            let slot = ArticleTitle.metaSlot(
+                name: nameAttribute.map(Self.bytes), property: propertyAttribute.map(Self.bytes))
+        {
+            // Readability keeps the last tag of a slot, trimmed (docs/decoding.md#headline).
+            let value = ArticleTitle.trimmed(String(decoding: Self.bytes(content), as: UTF8.self))
+            titleMeta[slot] = String(
+                decoding: Self.prefix(Array(value.utf8), maxBytes: Self.maxShortTextBytes), as: UTF8.self)
         }
         guard let content, !keys.isEmpty else { return }
         let value = Self.bytes(content)
@@ -304,6 +391,7 @@ final class HTMLExtractor {
 
     private func finishHeading() {
         headingText.finish()
+        if headingLevel == 1 && firstH1 == nil { firstH1 = headingText.bytes }
         if !headingText.bytes.isEmpty {
             if spend(headingText.bytes.count + 24) {
                 headings.append((headingLevel, headingText.bytes))
@@ -372,6 +460,21 @@ final class HTMLExtractor {
         return haystack.indices.dropLast(n - 1).contains { start in
             haystack[start] == pattern[0] && haystack[start..<start + n].elementsEqual(pattern)
         }
+    }
+
+    /// Whether `string` holds `title` (ASCII case ignored): a meta tag that fills a title slot does.
+    private static func mentionsTitle(_ string: UnsafePointer<UInt8>) -> Bool {
+        var i = 0
+        while string[i] != 0 {
+            if string[i] | 0x20 == UInt8(ascii: "t"), string[i + 1] | 0x20 == UInt8(ascii: "i"),
+                string[i + 2] | 0x20 == UInt8(ascii: "t"), string[i + 3] | 0x20 == UInt8(ascii: "l"),
+                string[i + 4] | 0x20 == UInt8(ascii: "e")
+            {
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 
     /// The value of the first attribute called `name` (lowercase); nil when absent or without a value.

@@ -78,8 +78,8 @@ enum LibXML2HTML {
         HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
         | HTML_PARSE_IGNORE_ENC.rawValue
 
-    /// Our callbacks for elements and text; script and style content (which libxml2 hands to `cdataBlock`) and
-    /// comments are dropped.
+    /// Our callbacks for elements and text; script and style content (which libxml2 hands to `cdataBlock`) goes to
+    /// the extractor, which keeps only JSON-LD; comments are dropped.
     nonisolated(unsafe) private static let saxHandler: htmlSAXHandler = {
         var sax = htmlSAXHandler()
         sax.startElement = startElementCallback
@@ -87,7 +87,7 @@ enum LibXML2HTML {
         sax.characters = charactersCallback
         // In HTML, libxml2 calls white space in `<html>` and `<head>` "ignorable"; it still separates words.
         sax.ignorableWhitespace = charactersCallback
-        sax.cdataBlock = ignoreCallback
+        sax.cdataBlock = rawTextCallback
         sax.serror = structuredErrorCallback
         sax.initialized = XML_SAX2_MAGIC
         withUnsafeMutablePointer(to: &sax) { respdecode_html_quiet_handler(UnsafeMutableRawPointer($0)) }
@@ -176,7 +176,12 @@ private func charactersCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafeP
     }
 }
 
-private func ignoreCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafePointer<xmlChar>?, _ length: Int32) {}
+private func rawTextCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafePointer<xmlChar>?, _ length: Int32) {
+    guard let text, length > 0 else { return }
+    withActiveSession(ctx) { session in
+        session.extractor._withUnsafeGuaranteedRef { $0.rawText(UnsafeBufferPointer(start: text, count: Int(length))) }
+    }
+}
 
 /// Errors are not reported (libxml2 recovers from every one); an end tag that matches no open element made libxml2
 /// search the whole element stack, which is counted.

@@ -5,10 +5,11 @@ import Testing
 @testable import RespDecode
 
 /// The 43 pages of Mozilla Readability's tests (`html/readability` in the corpora; its PROVENANCE.md says what the
-/// expected values mean). Readability's `title` is its own heuristic (site-name suffixes removed, Dublin Core and
-/// OpenGraph titles preferred), so a page's title must equal either it or the page's literal `<title>` (html5lib's
-/// reading, in MANIFEST.observed.jsonl); `lang` is exact. Upstream reads the pages as UTF-8, so the record says so
-/// (`qq` declares gb2312 but is UTF-8).
+/// expected values mean). Readability's `title` is its article title (JSON-LD, Dublin Core and OpenGraph titles
+/// preferred, site-name suffixes removed), which our `headline` derives (docs/decoding.md#headline), written only
+/// when it differs from `title`: so `headline ?? title` must be Readability's title, and `title` the page's literal
+/// `<title>` (html5lib's reading, in MANIFEST.observed.jsonl); `lang` is exact. Upstream reads the pages as UTF-8,
+/// so the record says so (`qq` declares gb2312 but is UTF-8).
 @Suite("HTML readability pages", .enabled(if: Corpora.available, Corpora.skipComment))
 struct HTMLReadabilityTests {
     static let folder = "html/readability"
@@ -44,16 +45,15 @@ struct HTMLReadabilityTests {
     @Test func titlesAndLanguages() throws {
         let pages = try Self.pages()
         #expect(pages.count == 43)
-        var readabilityTitles = 0
         var literalTitles = 0
         var languages = 0
         for page in pages {
             let title = page.value["title"] as? String ?? ""
-            let expected = page.expected["title"] as? String ?? ""
             let literal = page.observed["title"] as? String ?? ""
-            if title == expected { readabilityTitles += 1 }
             if title == literal { literalTitles += 1 }
-            #expect(title == expected || title == literal, "\(page.name): \(title)")
+            if let headline = page.value["headline"] as? String {
+                #expect(headline != title, "\(page.name): a headline equal to the title is not written")
+            }
             if let lang = page.expected["lang"] as? String {
                 languages += 1
                 #expect(page.value["lang"] as? String == lang, "\(page.name)")
@@ -62,11 +62,32 @@ struct HTMLReadabilityTests {
             }
         }
         // Measured with libxml2 2.9.14: every literal title but qq's, whose literal title in the manifest is html5lib's
-        // gbk mojibake (ours is Readability's); Readability's own title on the 22 pages where it keeps the literal one.
+        // gbk mojibake (ours is the page read as UTF-8).
         #expect(literalTitles >= pages.count - 1)
-        #expect(readabilityTitles >= 22)
         // 21 pages have a `lang` key, one of them null.
         #expect(languages == 20)
+    }
+
+    @Test func headlineOrTitleIsReadabilitysTitle() throws {
+        let pages = try Self.pages()
+        var misses: [String] = []
+        var literalMatches = 0
+        for page in pages {
+            let title = page.value["title"] as? String ?? ""
+            let article = page.value["headline"] as? String ?? title
+            let expected = page.expected["title"] as? String ?? ""
+            if title == expected { literalMatches += 1 }
+            if article != expected {
+                misses.append("\(page.name): \(article.debugDescription) ≠ \(expected.debugDescription)")
+            }
+        }
+        let matches = pages.count - misses.count
+        print(
+            "headline ?? title equals Readability's title on \(matches)/\(pages.count) pages "
+                + "(title alone: \(literalMatches)); misses: \(misses.isEmpty ? "none" : misses.joined(separator: "; "))"
+        )
+        // Issue 20: at least 95 % (41 of 43). Measured: 43 of 43, where the literal title gives 23.
+        #expect(Double(matches) >= 0.95 * Double(pages.count), "\(misses)")
     }
 
     @Test func everyPageHasTextLinksAndItsBase() throws {
