@@ -13,5 +13,8 @@
 #include <libxml/xmlerror.h>
 #include <libxml/globals.h>
 #include <libxml/valid.h>
+/* The html decoder: the HTML parser (SAX mode) and RFC 3986 reference resolution. */
+#include <libxml/HTMLparser.h>
+#include <libxml/uri.h>
 
 #endif

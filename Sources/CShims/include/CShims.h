@@ -20,6 +20,14 @@ const char *respdecode_xml_last_generic_error(void);
 void respdecode_xml_set_current_parse(void *parse);
 void *respdecode_xml_current_parse(void);
 
+/* Sets the three varargs message callbacks (warning, error, fatalError) of a libxml2 SAX handler (an
+   `htmlSAXHandler *`, passed untyped) to one that ignores the message: the html decoder takes libxml2's errors through
+   the structured callback, and nothing may reach stderr. */
+void respdecode_html_quiet_handler(void *sax_handler);
+
+/* libxml2's `xmlFree`, a global function pointer (which Swift 6 sees as shared mutable state). */
+void respdecode_xml_free(void *pointer);
+
 /* The cores this process may run on: its CPU affinity (which a container's cpuset narrows), else the cores online;
    at least 1. */
 int respdecode_usable_cpus(void);

@@ -51,6 +51,7 @@ public enum DecoderRegistry {
         XMLBodyDecoder(),
         PlistBodyDecoder(),
         ImageBodyDecoder(),
+        HTMLBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.

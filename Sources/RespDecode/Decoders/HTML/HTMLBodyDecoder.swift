@@ -1,0 +1,150 @@
+/// The html decoder (docs/decoding.md#html): a page's title, language, charset, base and canonical URLs, meta tags,
+/// links (WAT-like), headings and visible text (WET-like), from libxml2's HTML parser in SAX mode.
+///
+/// It never fails on markup: libxml2 recovers from any. A bound gives a value all the same: the text and the links
+/// are cut (`truncated` names them), and a document read only in part (nesting, attributes) has `truncated` naming
+/// `document` and a warning.
+public struct HTMLBodyDecoder: BodyDecoder {
+    public let name = "html"
+
+    public let defaultAcceptableTypes: [MediaTypePattern] = ["text/html", "application/xhtml+xml"]
+        .compactMap(MediaTypePattern.init)
+
+    public init() {}
+
+    public func decode(
+        _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
+    ) throws(RecordError) -> Bool {
+        if Self.isNoContent(body) { return false }
+        let options = context.options
+        let url = context.url
+        var warnings: [String] = []
+        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html) {
+            (text, info) throws(RecordError) in
+            if info.replacements > 0 {
+                warnings.append("\(info.replacements) invalid byte sequences replaced by U+FFFD")
+            }
+            let extractor = HTMLExtractor(
+                wantText: options.htmlText, wantLinks: options.htmlLinks, limits: options.limits, url: url)
+            let cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
+            extractor.finish()
+            if let cut { warnings.append(cut) }
+            Self.write(extractor, info: info, documentCut: cut != nil, options: options, into: output)
+        }
+        context.warnings += warnings
+        return true
+    }
+
+    /// Writes the value: keys in the order of docs/decoding.md#html, each left out when absent or empty.
+    private static func write(
+        _ page: HTMLExtractor, info: TextInfo, documentCut: Bool, options: DecoderOptions, into out: OutputBuffer
+    ) {
+        var first = true
+        func key(_ name: StaticString) {
+            out.append(UInt8(ascii: first ? "{" : ","))
+            first = false
+            out.append(UInt8(ascii: "\""))
+            out.append(ascii: name)
+            out.append(ascii: "\":")
+        }
+        func string(_ bytes: [UInt8]) {
+            // The parser's output is UTF-8; validation stays on as a guard (a broken sequence becomes U+FFFD).
+            bytes.withUnsafeBufferPointer { buffer in
+                if !out.appendJSONString(utf8: buffer) {
+                    out.appendJSONString(String(decoding: buffer, as: UTF8.self))
+                }
+            }
+        }
+        if let title = page.title, !title.isEmpty {
+            key("title")
+            string(title)
+        }
+        if let lang = page.lang {
+            key("lang")
+            string(lang)
+        }
+        key("charset")
+        out.appendJSONString(info.charset)
+        key("charsetSource")
+        out.appendJSONString(info.source.rawValue)
+        if let base = page.base, !base.isEmpty {
+            key("base")
+            string(base)
+        }
+        if let canonical = page.canonical, !canonical.isEmpty {
+            key("canonical")
+            string(canonical)
+        }
+        if !page.meta.isEmpty {
+            key("meta")
+            for (i, entry) in page.meta.enumerated() {
+                out.append(UInt8(ascii: i == 0 ? "{" : ","))
+                string(entry.key)
+                out.append(UInt8(ascii: ":"))
+                string(entry.content)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        if options.htmlLinks && !page.links.isEmpty {
+            key("links")
+            for (i, link) in page.links.enumerated() {
+                out.append(ascii: i == 0 ? "[{\"url\":" : ",{\"url\":")
+                string(link.url)
+                if let href = link.href {
+                    out.append(ascii: ",\"href\":")
+                    string(href)
+                }
+                out.append(ascii: ",\"element\":\"")
+                out.append(ascii: link.element.name)
+                out.append(UInt8(ascii: "\""))
+                if let rel = link.rel {
+                    out.append(ascii: ",\"rel\":")
+                    string(rel)
+                }
+                if let text = link.text {
+                    out.append(ascii: ",\"text\":")
+                    string(text)
+                }
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        if options.htmlLinks && page.linksTotal != page.links.count {
+            key("linksTotal")
+            out.append(decimal: page.linksTotal)
+        }
+        if !page.headings.isEmpty {
+            key("headings")
+            for (i, heading) in page.headings.enumerated() {
+                out.append(ascii: i == 0 ? "[{\"level\":" : ",{\"level\":")
+                out.append(decimal: heading.level)
+                out.append(ascii: ",\"text\":")
+                string(heading.text)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        if options.htmlText && !page.text.bytes.isEmpty {
+            key("text")
+            string(page.text.bytes)
+        }
+        // LANGUAGES: with `options.detectLanguage`, the `languages` key of docs/decoding.md#html goes here, from
+        // `page.text.bytes` (CLD2; written by the language-detection change).
+        var truncated: [StaticString] = []
+        if page.metaTruncated { truncated.append("meta") }
+        if page.linksTruncated { truncated.append("links") }
+        if page.headingsTruncated { truncated.append("headings") }
+        if page.text.truncated { truncated.append("text") }
+        if documentCut { truncated.append("document") }
+        if !truncated.isEmpty {
+            key("truncated")
+            for (i, name) in truncated.enumerated() {
+                out.append(ascii: i == 0 ? "[\"" : ",\"")
+                out.append(ascii: name)
+                out.append(UInt8(ascii: "\""))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+}

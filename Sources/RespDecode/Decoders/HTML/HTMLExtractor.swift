@@ -1,0 +1,394 @@
+import Glibc
+
+/// Gathers what the html value holds from the parser's events (docs/decoding.md#html): the title, `<html lang>`,
+/// `<base>`, the canonical link, meta tags, links, headings and the visible text. Everything is bounded: the text
+/// by `maxTextBytes`, the listed links by `maxHTMLLinks`, the rest (and the links' bytes) by `maxValueBytes`.
+final class HTMLExtractor {
+    struct Link {
+        var url: [UInt8]
+        /// The attribute as written, when it differs from `url`.
+        var href: [UInt8]?
+        var element: HTMLTag.Kind
+        var rel: [UInt8]?
+        var text: [UInt8]?
+    }
+
+    // Settings.
+    let wantText: Bool
+    let wantLinks: Bool
+    let maxLinks: Int
+    let maxValueBytes: Int
+    /// The record's URL when it is absolute: the first base of resolution.
+    let documentURL: [UInt8]?
+
+    // What the value holds.
+    private(set) var title: [UInt8]?
+    private(set) var lang: [UInt8]?
+    private(set) var base: [UInt8]?
+    private(set) var canonical: [UInt8]?
+    private(set) var meta: [(key: [UInt8], content: [UInt8])] = []
+    private(set) var links: [Link] = []
+    private(set) var linksTotal = 0
+    private(set) var headings: [(level: Int, text: [UInt8])] = []
+    @exclusivity(unchecked) private(set) var text: TextBuilder
+    private(set) var metaTruncated = false
+    private(set) var linksTruncated = false
+    private(set) var headingsTruncated = false
+
+    /// The base links resolve against: `<base href>` once seen (when absolute), else the record's URL.
+    private var resolutionBase: [UInt8]?
+    private var metaKeys: Set<[UInt8]> = []
+    /// Bytes the value's fields other than `text` take, roughly (what `maxValueBytes` bounds).
+    private var valueBytes = 0
+
+    // Parse state. Per open element: its tag's flags (and what it opened, below).
+    @exclusivity(unchecked) private var open: [UInt16] = []
+    /// The depth (count of open elements) at which the current text-less subtree began, 0 when none.
+    @exclusivity(unchecked) private var skipDepth = 0
+    @exclusivity(unchecked) private var preDepth = 0
+    @exclusivity(unchecked) private var foreignDepth = 0
+    @exclusivity(unchecked) private var titleDepth = 0
+    @exclusivity(unchecked) private var titleText = TextBuilder(limit: 0)
+    @exclusivity(unchecked) private var headingDepth = 0
+    @exclusivity(unchecked) private var headingLevel = 0
+    @exclusivity(unchecked) private var headingText = TextBuilder(limit: 0)
+    @exclusivity(unchecked) private var anchorDepth = 0
+    /// The index in `links` of the open `<a>`'s link, or -1 when it is not listed.
+    @exclusivity(unchecked) private var anchorLink = -1
+    @exclusivity(unchecked) private var anchorText = TextBuilder(limit: 0)
+    @exclusivity(unchecked) private var tags = HTMLTagCache()
+
+    /// Flags of `open` beyond the tag's own: what this element started.
+    private static let openedSkip: UInt16 = 1 << 12
+    private static let openedPre: UInt16 = 1 << 13
+    private static let openedForeign: UInt16 = 1 << 14
+
+    /// Bytes kept of a title, heading or anchor text; the rest is cut at a character boundary.
+    static let maxShortTextBytes = 4096
+
+    init(wantText: Bool, wantLinks: Bool, limits: Limits, url: String?) {
+        self.wantText = wantText
+        self.wantLinks = wantLinks
+        maxLinks = max(limits.maxHTMLLinks, 0)
+        maxValueBytes = max(limits.maxValueBytes, 0)
+        text = TextBuilder(limit: max(limits.maxTextBytes, 0))
+        if let url, URLReference.hasScheme(Array(url.utf8)) {
+            documentURL = URLReference.clean(Array(url.utf8))
+        } else {
+            documentURL = nil
+        }
+        resolutionBase = documentURL
+        open.reserveCapacity(64)
+    }
+
+    // MARK: events
+
+    func start(_ name: UnsafePointer<UInt8>, _ attributes: HTMLAttributes) {
+        let tag = tags.tag(name)
+        var flags = tag.flags
+        let depth = open.count + 1
+
+        if tag.kind != .other { special(tag, attributes, depth: depth) }
+
+        if flags & HTMLTag.foreign != 0 {
+            foreignDepth += 1
+            flags |= Self.openedForeign
+        }
+        if wantText && skipDepth == 0 {
+            if flags & HTMLTag.skip != 0 || Self.isHidden(attributes) {
+                skipDepth = depth
+                flags |= Self.openedSkip
+            } else {
+                if flags & HTMLTag.block != 0 { text.breakLine(flags & HTMLTag.paragraph != 0 ? 2 : 1) }
+                if flags & HTMLTag.cell != 0 { text.separate() }
+                if flags & HTMLTag.lineBreak != 0 { text.lineBreak() }
+                if flags & HTMLTag.pre != 0 {
+                    preDepth += 1
+                    flags |= Self.openedPre
+                }
+                if tag.kind == .img || tag.kind == .area, let alt = Self.value(of: "alt", in: attributes) {
+                    let bytes = UnsafeBufferPointer(start: alt, count: strlen(alt))
+                    if preDepth > 0 { text.appendPreformatted(bytes) } else { text.appendCollapsing(bytes) }
+                }
+            }
+        }
+        open.append(flags)
+    }
+
+    func end() {
+        guard let flags = open.popLast() else { return }
+        let depth = open.count + 1
+        if flags & Self.openedForeign != 0 { foreignDepth -= 1 }
+        if wantText {
+            if flags & Self.openedSkip != 0 {
+                skipDepth = 0
+            } else if skipDepth == 0 {
+                if flags & Self.openedPre != 0 { preDepth -= 1 }
+                if flags & HTMLTag.block != 0 { text.breakLine(flags & HTMLTag.paragraph != 0 ? 2 : 1) }
+            }
+        }
+        if depth == titleDepth { finishTitle() }
+        if depth == headingDepth { finishHeading() }
+        if depth == anchorDepth { finishAnchor() }
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if titleDepth != 0 { titleText.appendCollapsing(bytes) }
+        if headingDepth != 0 { headingText.appendCollapsing(bytes) }
+        if anchorDepth != 0 { anchorText.appendCollapsing(bytes) }
+        if wantText && skipDepth == 0 {
+            if preDepth > 0 { text.appendPreformatted(bytes) } else { text.appendCollapsing(bytes) }
+        }
+    }
+
+    /// Ends what is still open (the parse may have stopped early).
+    func finish() {
+        if titleDepth != 0 { finishTitle() }
+        if headingDepth != 0 { finishHeading() }
+        if anchorDepth != 0 { finishAnchor() }
+        text.finish()
+    }
+
+    // MARK: elements with a field
+
+    private func special(_ tag: HTMLTag, _ attributes: HTMLAttributes, depth: Int) {
+        switch tag.kind {
+        case .other:
+            break
+        case .html:
+            if lang == nil, let value = Self.value(of: "lang", in: attributes) {
+                let trimmed = Self.trimmed(value)
+                if !trimmed.isEmpty { lang = trimmed }
+            }
+        case .title:
+            if title == nil && titleDepth == 0 && foreignDepth == 0 {
+                titleDepth = depth
+                titleText = TextBuilder(limit: Self.maxShortTextBytes)
+            }
+        case .heading:
+            if headingDepth == 0 {
+                headingDepth = depth
+                headingLevel = Int(tag.level)
+                headingText = TextBuilder(limit: Self.maxShortTextBytes)
+            }
+        case .meta:
+            metaTag(attributes)
+        case .base:
+            guard base == nil, let href = Self.value(of: "href", in: attributes) else { return }
+            let raw = Self.bytes(href)
+            guard let reference = URLReference.linkTarget(raw) else { return }
+            let resolved = resolve(reference)
+            base = resolved
+            if URLReference.hasScheme(resolved) { resolutionBase = resolved }
+        case .link:
+            guard let href = Self.value(of: "href", in: attributes) else { return }
+            let rel = Self.value(of: "rel", in: attributes)
+            if canonical == nil, let rel, Self.hasToken("canonical", in: rel),
+                let reference = URLReference.linkTarget(Self.bytes(href))
+            {
+                canonical = resolve(reference)
+            }
+            if wantLinks { addLink(Self.bytes(href), tag.kind, rel: rel, text: nil) }
+        case .a:
+            if anchorDepth != 0 { finishAnchor() }
+            guard wantLinks, let href = Self.value(of: "href", in: attributes) else { return }
+            anchorLink = addLink(Self.bytes(href), tag.kind, rel: Self.value(of: "rel", in: attributes), text: nil)
+            anchorDepth = depth
+            anchorText = TextBuilder(limit: Self.maxShortTextBytes)
+        case .area:
+            guard wantLinks, let href = Self.value(of: "href", in: attributes) else { return }
+            var alt: [UInt8]?
+            if let value = Self.value(of: "alt", in: attributes) {
+                var builder = TextBuilder(limit: Self.maxShortTextBytes)
+                builder.appendCollapsing(UnsafeBufferPointer(start: value, count: strlen(value)))
+                builder.finish()
+                if !builder.bytes.isEmpty { alt = builder.bytes }
+            }
+            addLink(Self.bytes(href), tag.kind, rel: Self.value(of: "rel", in: attributes), text: alt)
+        case .img, .script, .iframe:
+            guard wantLinks, let src = Self.value(of: "src", in: attributes) else { return }
+            addLink(Self.bytes(src), tag.kind, rel: nil, text: nil)
+            if tag.kind == .img, anchorDepth != 0, let alt = Self.value(of: "alt", in: attributes) {
+                anchorText.appendCollapsing(UnsafeBufferPointer(start: alt, count: strlen(alt)))
+            }
+        case .form:
+            guard wantLinks, let action = Self.value(of: "action", in: attributes) else { return }
+            addLink(Self.bytes(action), tag.kind, rel: nil, text: nil)
+        }
+    }
+
+    /// `<meta name|property|http-equiv content>`: the key lowercased (each term of a `property` list is a key), the
+    /// first occurrence of a key wins.
+    private func metaTag(_ attributes: HTMLAttributes) {
+        var content: UnsafePointer<UInt8>?
+        var keys: [UInt8] = []
+        var isProperty = false
+        for (name, value) in attributes {
+            guard let value else { continue }
+            if Self.equals(name, "content") {
+                content = value
+            } else if keys.isEmpty && (Self.equals(name, "name") || Self.equals(name, "http-equiv")) {
+                keys = Self.trimmed(value)
+            } else if keys.isEmpty && Self.equals(name, "property") {
+                keys = Self.trimmed(value)
+                isProperty = true
+            }
+        }
+        guard let content, !keys.isEmpty else { return }
+        let value = Self.bytes(content)
+        let lowered = keys.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let terms = isProperty ? lowered.split(whereSeparator: TextBuilder.isSpace).map(Array.init) : [lowered]
+        for key in terms where !key.isEmpty && !metaKeys.contains(key) {
+            guard spend(key.count + value.count + 8) else {
+                metaTruncated = true
+                return
+            }
+            metaKeys.insert(key)
+            meta.append((key, value))
+        }
+    }
+
+    /// Lists a link (or only counts it past the limits); returns its index in `links`, or -1.
+    @discardableResult
+    private func addLink(_ raw: [UInt8], _ kind: HTMLTag.Kind, rel: UnsafePointer<UInt8>?, text: [UInt8]?) -> Int {
+        guard let reference = URLReference.linkTarget(raw) else { return -1 }
+        linksTotal += 1
+        guard links.count < maxLinks, !linksTruncated else {
+            linksTruncated = true
+            return -1
+        }
+        let url = resolve(reference)
+        let relBytes = rel.map { Self.trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let href = url == raw ? nil : raw
+        guard spend(url.count + (href?.count ?? 0) + (relBytes?.count ?? 0) + (text?.count ?? 0) + 40) else {
+            linksTruncated = true
+            return -1
+        }
+        links.append(Link(url: url, href: href, element: kind, rel: relBytes, text: text))
+        return links.count - 1
+    }
+
+    private func resolve(_ reference: [UInt8]) -> [UInt8] {
+        guard let base = resolutionBase else { return reference }
+        return LibXML2HTML.resolve(reference, against: base) ?? reference
+    }
+
+    private func finishTitle() {
+        titleText.finish()
+        title = titleText.bytes
+        if !spend(title!.count) { title = [] }
+        titleDepth = 0
+        titleText = TextBuilder(limit: 0)
+    }
+
+    private func finishHeading() {
+        headingText.finish()
+        if !headingText.bytes.isEmpty {
+            if spend(headingText.bytes.count + 24) {
+                headings.append((headingLevel, headingText.bytes))
+            } else {
+                headingsTruncated = true
+            }
+        }
+        headingDepth = 0
+        headingText = TextBuilder(limit: 0)
+    }
+
+    private func finishAnchor() {
+        anchorText.finish()
+        if anchorLink >= 0 && !anchorText.bytes.isEmpty && spend(anchorText.bytes.count) {
+            links[anchorLink].text = anchorText.bytes
+        }
+        anchorDepth = 0
+        anchorLink = -1
+        anchorText = TextBuilder(limit: 0)
+    }
+
+    /// Counts `bytes` against `maxValueBytes`; false when they do not fit.
+    private func spend(_ bytes: Int) -> Bool {
+        guard bytes <= maxValueBytes - valueBytes else { return false }
+        valueBytes += bytes
+        return true
+    }
+
+    // MARK: attributes
+
+    /// Whether the element is hidden from rendering by its attributes: `hidden`, `aria-hidden="true"`, or an inline
+    /// style with `display: none` or `visibility: hidden`.
+    private static func isHidden(_ attributes: HTMLAttributes) -> Bool {
+        var hidden = false
+        for (name, value) in attributes {
+            switch name[0] {
+            case 0x68 where equals(name, "hidden"): // h
+                hidden = true
+            case 0x61 where equals(name, "aria-hidden"): // a
+                if let value, trimmed(value).map({ $0 | 0x20 }) == Array("true".utf8) { hidden = true }
+            case 0x73 where equals(name, "style"): // s
+                if let value, styleHides(value) { hidden = true }
+            default:
+                break
+            }
+        }
+        return hidden
+    }
+
+    /// Whether an inline style declares `display:none` or `visibility:hidden` (white space and case ignored).
+    private static func styleHides(_ value: UnsafePointer<UInt8>) -> Bool {
+        var compact: [UInt8] = []
+        var i = 0
+        while value[i] != 0 {
+            let byte = value[i]
+            if !TextBuilder.isSpace(byte) { compact.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+            i += 1
+        }
+        return contains(compact, "display:none") || contains(compact, "visibility:hidden")
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: StaticString) -> Bool {
+        let n = needle.utf8CodeUnitCount
+        guard haystack.count >= n else { return false }
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: n)
+        return haystack.indices.dropLast(n - 1).contains { start in
+            haystack[start] == pattern[0] && haystack[start..<start + n].elementsEqual(pattern)
+        }
+    }
+
+    /// The value of the first attribute called `name` (lowercase); nil when absent or without a value.
+    static func value(of name: StaticString, in attributes: HTMLAttributes) -> UnsafePointer<UInt8>? {
+        for (attribute, value) in attributes where equals(attribute, name) { return value }
+        return nil
+    }
+
+    @inline(__always)
+    static func equals(_ string: UnsafePointer<UInt8>, _ name: StaticString) -> Bool {
+        let n = name.utf8CodeUnitCount
+        return memcmp(string, name.utf8Start, n) == 0 && string[n] == 0
+    }
+
+    static func bytes(_ string: UnsafePointer<UInt8>) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: string, count: strlen(string)))
+    }
+
+    /// The value without ASCII white space at either end.
+    static func trimmed(_ string: UnsafePointer<UInt8>) -> [UInt8] {
+        let all = UnsafeBufferPointer(start: string, count: strlen(string))
+        guard let first = all.firstIndex(where: { !TextBuilder.isSpace($0) }) else { return [] }
+        let last = all.lastIndex(where: { !TextBuilder.isSpace($0) })!
+        return Array(all[first...last])
+    }
+
+    /// Whether a space-separated token list holds `token` (ASCII case-insensitive).
+    static func hasToken(_ token: StaticString, in list: UnsafePointer<UInt8>) -> Bool {
+        let wanted = UnsafeBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
+        let all = UnsafeBufferPointer(start: list, count: strlen(list))
+        for word in all.split(whereSeparator: TextBuilder.isSpace)
+        where word.count == wanted.count && zip(word, wanted).allSatisfy({ $0 | 0x20 == $1 }) {
+            return true
+        }
+        return false
+    }
+}
+
+private func strlen(_ string: UnsafePointer<UInt8>) -> Int {
+    Glibc.strlen(UnsafeRawPointer(string).assumingMemoryBound(to: CChar.self))
+}

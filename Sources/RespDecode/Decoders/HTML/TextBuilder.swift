@@ -1,0 +1,204 @@
+/// Text as a browser lays it out, in UTF-8 (docs/decoding.md#visible-text): runs of white space outside `pre` become
+/// one space, blocks start and end lines (a blank line around paragraphs and headings), `<br>` ends a line, no line
+/// starts or ends with a space, and there is never more than one blank line. Bounded: past `limit` bytes the text is
+/// cut at a character boundary and `truncated` is set.
+struct TextBuilder {
+    private(set) var bytes: [UInt8] = []
+    let limit: Int
+    private(set) var truncated = false
+    /// White space seen since the last text.
+    private var pendingSpace = false
+    /// A table cell began since the last text.
+    private var pendingTab = false
+    /// Line breaks wanted before the next text (1: new line, 2: blank line).
+    private var pendingBreaks = 0
+    /// Line feeds at the end of `bytes`.
+    private var trailingNewlines = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// HTML's ASCII white space.
+    @inline(__always)
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C
+    }
+
+    /// A block boundary: `count` (1 or 2) line breaks before the next text.
+    @inline(__always)
+    mutating func breakLine(_ count: Int) {
+        if count > pendingBreaks { pendingBreaks = count }
+        pendingSpace = false
+        pendingTab = false
+    }
+
+    /// A table cell: a tab before the next text unless it starts a line.
+    mutating func separate() {
+        pendingTab = true
+    }
+
+    /// `<br>`: ends the line, even an empty one (at most one blank line in a row).
+    mutating func lineBreak() {
+        guard !bytes.isEmpty, !truncated else { return }
+        flushBreaks()
+        pendingSpace = false
+        pendingTab = false
+        if trailingNewlines < 2 { appendRaw(0x0A) }
+    }
+
+    /// Text whose white space collapses.
+    mutating func appendCollapsing(_ text: UnsafeBufferPointer<UInt8>) {
+        guard !truncated, let base = text.baseAddress else { return }
+        let n = text.count
+        var i = 0
+        while i < n {
+            if Self.isSpace(base[i]) {
+                pendingSpace = true
+                i += 1
+                while i < n && Self.isSpace(base[i]) { i += 1 }
+                if i == n { return }
+            }
+            let start = i
+            i += 1
+            while i < n && !Self.isSpace(base[i]) { i += 1 }
+            flush()
+            appendRaw(UnsafeBufferPointer(start: base + start, count: i - start))
+            if truncated { return }
+        }
+    }
+
+    /// Text inside `pre`: kept as written.
+    mutating func appendPreformatted(_ text: UnsafeBufferPointer<UInt8>) {
+        guard !truncated, !text.isEmpty else { return }
+        flush()
+        appendRaw(text)
+        var newlines = 0
+        for byte in text.reversed() {
+            guard byte == 0x0A else { break }
+            newlines += 1
+        }
+        trailingNewlines = newlines == text.count ? trailingNewlines + newlines : newlines
+    }
+
+    /// Drops line feeds at the end.
+    mutating func finish() {
+        while bytes.last == 0x0A { bytes.removeLast() }
+        trailingNewlines = 0
+    }
+
+    /// Writes what is pending before text: line breaks (none at the start), else a tab or a space within a line.
+    @inline(__always)
+    private mutating func flush() {
+        if bytes.isEmpty {
+            pendingBreaks = 0
+        } else if pendingBreaks > 0 {
+            flushBreaks()
+        } else if trailingNewlines == 0 && (pendingTab || pendingSpace) {
+            appendRaw(pendingTab ? 0x09 : 0x20)
+        }
+        pendingSpace = false
+        pendingTab = false
+        trailingNewlines = 0
+    }
+
+    private mutating func flushBreaks() {
+        while pendingBreaks > trailingNewlines && !truncated {
+            let before = trailingNewlines
+            appendRaw(0x0A)
+            if trailingNewlines == before { break }
+        }
+        pendingBreaks = 0
+    }
+
+    @inline(__always)
+    private mutating func appendRaw(_ byte: UInt8) {
+        guard bytes.count < limit else {
+            truncated = true
+            return
+        }
+        bytes.append(byte)
+        if byte == 0x0A { trailingNewlines += 1 }
+    }
+
+    private mutating func appendRaw(_ run: UnsafeBufferPointer<UInt8>) {
+        let room = limit - bytes.count
+        if run.count <= room {
+            bytes.append(contentsOf: run)
+            return
+        }
+        // Cut before the character that does not fit: back off over UTF-8 continuation bytes.
+        var cut = max(room, 0)
+        while cut > 0 && cut < run.count && run[cut] & 0xC0 == 0x80 { cut -= 1 }
+        bytes.append(contentsOf: run[..<cut])
+        truncated = true
+    }
+}
+
+/// A link target as an HTML page writes it, made ready for resolution (docs/decoding.md#links).
+enum URLReference {
+    /// The target of an `href`, `src` or `action`, cleaned and escaped; nil when it is no link to follow: empty, a
+    /// fragment of this page (`#…`), or a `javascript:`, `vbscript:` or `data:` URL.
+    static func linkTarget(_ raw: [UInt8]) -> [UInt8]? {
+        let cleaned = clean(raw)
+        guard let first = cleaned.first, first != 0x23 else { return nil }
+        if let scheme = scheme(of: cleaned) {
+            if scheme == Array("javascript".utf8) || scheme == Array("vbscript".utf8) || scheme == Array("data".utf8) {
+                return nil
+            }
+        }
+        return escaped(cleaned)
+    }
+
+    /// The URL parser's first steps: C0 controls and spaces trimmed at both ends, tabs and line feeds removed.
+    static func clean(_ raw: [UInt8]) -> [UInt8] {
+        guard let first = raw.firstIndex(where: { $0 > 0x20 }) else { return [] }
+        let last = raw.lastIndex(where: { $0 > 0x20 })!
+        var out = Array(raw[first...last])
+        if out.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            out.removeAll { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        }
+        return out
+    }
+
+    /// The scheme, lowercased, when the reference starts with one (`letter *(letter / digit / + / - / .) :`).
+    static func scheme(of reference: [UInt8]) -> [UInt8]? {
+        guard let first = reference.first, (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return nil }
+        for (i, byte) in reference.enumerated() {
+            if byte == 0x3A { return reference[..<i].map { $0 | 0x20 } }
+            let lower = byte | 0x20
+            guard
+                (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D
+                    || byte == 0x2E
+            else { return nil }
+        }
+        return nil
+    }
+
+    static func hasScheme(_ reference: [UInt8]) -> Bool { scheme(of: reference) != nil }
+
+    /// Percent-encodes what RFC 3986 does not allow in a URI and browsers encode: controls, space, non-ASCII bytes,
+    /// `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}` (libxml2's resolution refuses them).
+    static func escaped(_ reference: [UInt8]) -> [UInt8] {
+        guard reference.contains(where: needsEscape) else { return reference }
+        var out: [UInt8] = []
+        out.reserveCapacity(reference.count + 16)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in reference {
+            if needsEscape(byte) {
+                out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            } else {
+                out.append(byte)
+            }
+        }
+        return out
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0...0x20, 0x7F...0xFF, 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D: true
+        default: false
+        }
+    }
+}
