@@ -45,13 +45,23 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // libzip (libzip-dev): WACZ input, a ZIP file of WARC files, read entry by entry.
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
-        // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg).
-        .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG"]),
+        // libuchardet (Debian: libuchardet-dev): the charset of a text body that declares none (the text and html
+        // decoders).
+        .systemLibrary(name: "CUchardet", pkgConfig: "uchardet", providers: [.apt(["libuchardet-dev"])]),
+        // CLD2 (libcld2-dev), language detection: a C++ API, called from CShims/cld2.cpp; this target only links it.
+        .systemLibrary(name: "CCLD2", providers: [.apt(["libcld2-dev"])]),
+        // ICU's common library (libicu-dev, which libxml2-dev depends on): ISO 639-3 codes for CLD2's languages, called
+        // from CShims/cld2.cpp; this target only links it.
+        .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
+        // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg; C++ for
+        // CLD2).
+        .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG", "CCLD2", "CICU"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
             dependencies: [
-                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CLZ4", "CCrypto", "CZip",
+                "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CLZ4", "CCrypto", "CZip", "CCLD2",
+                "CICU", "CUchardet",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Optimized in debug builds too: the tests hold the library to the budgets of the shipped binary (a hostile

@@ -20,6 +20,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case plistBinary = "plist-binary"
     case plistXML = "plist-xml"
     case png, jpeg
+    /// The html decoder (libxml2's HTML parser in SAX mode and the value's rules).
+    case html
+    /// The text layer (charset resolution and conversion) and the text decoder.
+    case text
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -41,6 +45,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .png:
             ImageTarget.run(data, mimeType: "image/png", magic: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
+        case .html: HTMLTarget.run(data)
+        case .text: TextTarget.run(data)
         }
     }
 

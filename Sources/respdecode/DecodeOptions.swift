@@ -181,7 +181,7 @@ struct DecodeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Deepest nesting of JSON arrays and objects, XML elements and plist containers.",
+            "Deepest nesting of JSON arrays and objects, XML and HTML elements and plist containers.",
             valueName: "n"))
     var maxDepth = defaults.limits.maxDepth
 
@@ -194,7 +194,7 @@ struct DecodeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Largest JSON value of one xml or plist body (guards entity and shared-object "
-                + "expansion).", valueName: "size"))
+                + "expansion); in an html value, of the fields other than its text.", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 
     @Option(

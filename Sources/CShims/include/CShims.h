@@ -117,4 +117,35 @@ int respdecode_jpeg_read(const uint8_t *data, size_t size, const respdecode_jpeg
                          respdecode_jpeg_header *header, respdecode_rgba_row_fn row, void *context,
                          respdecode_image_outcome *outcome);
 
+/* ---- Language detection: CLD2's API is C++ only, so one C function (cld2.cpp) calls it. See
+   docs/decoding.md#language. ---- */
+
+/* One of CLD2's top three languages, as CLD2 returned it (UNKNOWN_LANGUAGE included: the caller prunes). */
+typedef struct {
+    int language;            /* CLD2's Language number (not stable across CLD2 versions: tests only) */
+    int percent;             /* share of the scored text, 0...100 */
+    double normalized_score; /* CLD2's score relative to normal text in that language (near 1.0 is typical) */
+    char code[16];           /* CLD2's LanguageCode: ISO 639-1 mostly ("en"), else 639-2 ("chr") or CLD2's own
+                                ("zh-Hant", "un" for unknown, "xx-Latn" for a script without a language) */
+    char name[40];           /* CLD2's LanguageName ("ENGLISH", "Japanese", "X_Latin") */
+    char iso639_3[8];        /* the ISO 639-3 code (ICU's uloc_getISO3Language of `code`), or "" when none */
+} respdecode_language;
+
+typedef struct {
+    respdecode_language languages[3];
+    int text_bytes;          /* letter bytes CLD2 scored */
+    int reliable;            /* CLD2's is_reliable */
+    int utf8_ok;             /* 0: CLD2 still refused the (sanitized) bytes; the languages are then unknown */
+    size_t examined_bytes;   /* bytes given to CLD2: the first `max_bytes` at most, cut at a UTF-8 lead byte */
+    size_t replaced_bytes;   /* bytes CLD2 refuses (invalid UTF-8, controls, noncharacters) scored as spaces */
+} respdecode_language_result;
+
+/* Detects the languages of `length` bytes of UTF-8 text (plain text, or HTML when `is_plain_text` is 0: CLD2 then
+   skips tags, scripts and styles, expands entities and reads `lang` attributes as hints). Examines at most
+   `max_bytes` (at most INT_MAX) bytes. The hints may be NULL: `content_language_hint` is a Content-Language value
+   ("en,fr"), `tld_hint` a top-level domain without its dot ("de"). Never fails; reentrant. */
+void respdecode_detect_language(const uint8_t *utf8, size_t length, size_t max_bytes, int is_plain_text,
+                                const char *content_language_hint, const char *tld_hint,
+                                respdecode_language_result *result);
+
 #endif

@@ -22,6 +22,8 @@ public struct DecodingContext: Sendable {
     public var charset: String?
     /// The record's URL (WARC-Target-URI, the HAR entry's or ndjson record's `url`), if any: links resolve against it.
     public var url: String?
+    /// The response's Content-Language field, if any: a hint for language detection (docs/decoding.md#language).
+    public var contentLanguage: String?
     /// The decoders' options and limits: all a decoder is told of the run's settings.
     public var options: DecoderOptions
     /// Warnings to put on the line.
@@ -52,6 +54,7 @@ public enum DecoderRegistry {
         PlistBodyDecoder(),
         ImageBodyDecoder(),
         HTMLBodyDecoder(),
+        TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.

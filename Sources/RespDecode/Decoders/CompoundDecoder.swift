@@ -130,7 +130,8 @@ public struct CompoundDecoder: Sendable {
                         outcome: &outcome)
                 }
                 return decodeBody(
-                    body, mimeType: mimeType, charset: charset, url: record.url, recordError: recordError,
+                    body, mimeType: mimeType, charset: charset, url: record.url,
+                    contentLanguage: record.headers.values("Content-Language").last, recordError: recordError,
                     line: line, warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
@@ -145,12 +146,14 @@ public struct CompoundDecoder: Sendable {
     /// The chain, on the body with its content codings undone.
     private func decodeBody(
         _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, url: String?,
-        recordError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
+        contentLanguage: String?, recordError: RecordError?, line: ResultLine, warnings: inout [String],
+        outcome: inout LineOutcome
     ) -> Bool {
         if let entry = settings.chain.first(where: { $0.accepts(mimeType) }) {
             return decode(
                 body, with: entry.decoder, mimeType: mimeType, charset: charset, url: url,
-                statusError: recordError, line: line, warnings: &warnings, outcome: &outcome)
+                contentLanguage: contentLanguage, statusError: recordError, line: line, warnings: &warnings,
+                outcome: &outcome)
         }
         if settings.strictTypes && !(mimeType == nil && body.isEmpty) {
             let typeError = Validation.contentTypeError(mimeType)
@@ -161,7 +164,8 @@ public struct CompoundDecoder: Sendable {
         // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
         if let recordError { return fail(line, decoder: raw.name, recordError, body: body, outcome: &outcome) }
         return decode(
-            body, with: raw, mimeType: mimeType, charset: charset, url: url, statusError: nil, line: line,
+            body, with: raw, mimeType: mimeType, charset: charset, url: url,
+            contentLanguage: contentLanguage, statusError: nil, line: line,
             warnings: &warnings, outcome: &outcome)
     }
 
@@ -180,7 +184,8 @@ public struct CompoundDecoder: Sendable {
 
     private func decode(
         _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, charset: String?,
-        url: String?, statusError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
+        url: String?, contentLanguage: String?, statusError: RecordError?, line: ResultLine, warnings: inout [String],
+        outcome: inout LineOutcome
     ) -> Bool {
         let out = line.out
         line.string("decoder", decoder.name)
@@ -191,6 +196,7 @@ public struct CompoundDecoder: Sendable {
         line.key("value")
         var context = DecodingContext(
             mimeType: mimeType, charset: charset, url: url, options: settings.options)
+        context.contentLanguage = contentLanguage
         do {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings

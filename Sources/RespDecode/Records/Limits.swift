@@ -17,14 +17,16 @@ public struct Limits: Sendable, Hashable {
     /// Most content codings a Content-Encoding list may stack (`gzip, br` is two; `identity` does not count): each
     /// one is a pass over the body.
     public var maxContentCodings: Int = 4
-    /// Deepest nesting of arrays and objects (JSON), elements (XML) or containers (plist).
+    /// Deepest nesting of arrays and objects (JSON), elements (XML), containers (plist) or open elements (HTML: past
+    /// it the page is read no further, docs/decoding.md#bounds).
     public var maxDepth: Int = 512
     /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes).
     public var maxErrorBodyBytes: Int = 4096
     /// Most objects a property list may expand to, counting a shared object once per use (JSON has no references).
     public var maxPlistObjects: Int = 1_000_000
     /// Largest JSON value one record's xml or plist decoder may write, in bytes: guards the expansion of shared
-    /// plist objects and XML namespaces and entities, which can make a small body a huge value.
+    /// plist objects and XML namespaces and entities, which can make a small body a huge value. In an html value it
+    /// bounds the fields other than `text` (meta, links, headings, title).
     public var maxValueBytes: Int = 64 * 1024 * 1024
     /// Most pixels (width × height) an image may have to be decoded in full with `--inflate`; checked in 64-bit
     /// arithmetic from the header, before anything is allocated.

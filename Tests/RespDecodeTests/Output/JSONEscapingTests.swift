@@ -68,6 +68,26 @@ struct JSONEscapingTests {
         #expect(invalid > 100)
     }
 
+    /// Without validation (text known to be UTF-8: the text decoder's), words of non-ASCII letters are copied whole;
+    /// the escapes among them must come out as the byte loop writes them.
+    @Test func unvalidatedTextEscapesAsTheByteLoopDoes() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Int(state % UInt64(bound))
+        }
+        let valid = Self.pieces.filter { String(validating: $0, as: UTF8.self) != nil } + [Array("Привет мир".utf8)]
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<next(24) { bytes += valid[next(valid.count)] }
+            let out = OutputBuffer()
+            #expect(bytes.withUnsafeBufferPointer { out.appendJSONString(utf8: $0, validate: false) })
+            #expect(Array(out.bytes) == Self.reference(bytes), "\(bytes)")
+        }
+    }
+
     /// The hostile case that made the runs matter: millions of quotes (an XML entity's expansion).
     @Test func aLongRunOfQuotes() {
         let bytes = [UInt8](repeating: 0x22, count: 1_000_003)

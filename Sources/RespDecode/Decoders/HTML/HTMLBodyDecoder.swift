@@ -18,18 +18,34 @@ public struct HTMLBodyDecoder: BodyDecoder {
         if Self.isNoContent(body) { return false }
         let options = context.options
         let url = context.url
+        let contentLanguage = context.contentLanguage
         var warnings: [String] = []
-        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html) {
+        // The page is converted up to maxDecodedBodyBytes of UTF-8: a body of invalid bytes would otherwise triple in
+        // size as U+FFFD; past it the document is read in part (docs/decoding.md#bounds).
+        let maxPageBytes = options.limits.maxDecodedBodyBytes
+        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html, maxBytes: maxPageBytes) {
             (text, info) throws(RecordError) in
-            if info.replacements > 0 {
-                warnings.append("\(info.replacements) invalid byte sequences replaced by U+FFFD")
-            }
+            warnings += info.warnings
+            if let replaced = info.replacementWarning { warnings.append(replaced) }
             let extractor = HTMLExtractor(
                 wantText: options.htmlText, wantLinks: options.htmlLinks, limits: options.limits, url: url)
-            let cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
+            var cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
+            if info.truncated && cut == nil {
+                cut =
+                    "the page is larger than \(maxPageBytes) bytes as UTF-8 (maxDecodedBodyBytes): the rest was not read"
+            }
             extractor.finish()
             if let cut { warnings.append(cut) }
-            Self.write(extractor, info: info, documentCut: cut != nil, options: options, into: output)
+            var languages: LanguageDetection.Languages?
+            if options.detectLanguage {
+                // The whole page, as Common Crawl gives it to CLD2: CLD2 skips tags, scripts and styles itself and
+                // takes `lang` attributes as hints (docs/decoding.md#language).
+                languages = LanguageDetection.detect(
+                    text, isPlainText: false,
+                    hints: LanguageDetection.Hints(contentLanguage: contentLanguage, url: url))
+            }
+            Self.write(
+                extractor, info: info, documentCut: cut != nil, languages: languages, options: options, into: output)
         }
         context.warnings += warnings
         return true
@@ -37,7 +53,8 @@ public struct HTMLBodyDecoder: BodyDecoder {
 
     /// Writes the value: keys in the order of docs/decoding.md#html, each left out when absent or empty.
     private static func write(
-        _ page: HTMLExtractor, info: TextInfo, documentCut: Bool, options: DecoderOptions, into out: OutputBuffer
+        _ page: HTMLExtractor, info: TextInfo, documentCut: Bool, languages: LanguageDetection.Languages?,
+        options: DecoderOptions, into out: OutputBuffer
     ) {
         var first = true
         func key(_ name: StaticString) {
@@ -128,8 +145,8 @@ public struct HTMLBodyDecoder: BodyDecoder {
             key("text")
             string(page.text.bytes)
         }
-        // LANGUAGES: with `options.detectLanguage`, the `languages` key of docs/decoding.md#html goes here, from
-        // `page.text.bytes` (CLD2; written by the language-detection change).
+        // `charset` is always written, so `languages` follows a member.
+        if let languages { out.appendLanguages(languages) }
         var truncated: [StaticString] = []
         if page.metaTruncated { truncated.append("meta") }
         if page.linksTruncated { truncated.append("links") }

@@ -63,8 +63,14 @@ final class HTMLExtractor {
     private static let openedPre: UInt16 = 1 << 13
     private static let openedForeign: UInt16 = 1 << 14
 
-    /// Bytes kept of a title, heading or anchor text; the rest is cut at a character boundary.
+    /// Bytes kept of a title, heading or anchor text (the rest is cut at a character boundary), and the longest `rel`
+    /// kept.
     static let maxShortTextBytes = 4096
+
+    /// The longest link listed, as written: a longer one is counted, not listed (and `truncated` names `links`).
+    /// Browsers refuse URLs past 2 MB; a crawler has no use for one of 64 KiB either, and a 50 MB `href` would
+    /// otherwise be held three times (as written, cleaned, resolved).
+    static let maxURLBytes = 65_536
 
     init(wantText: Bool, wantLinks: Bool, limits: Limits, url: String?) {
         self.wantText = wantText
@@ -73,7 +79,7 @@ final class HTMLExtractor {
         maxValueBytes = max(limits.maxValueBytes, 0)
         text = TextBuilder(limit: max(limits.maxTextBytes, 0))
         if let url, URLReference.hasScheme(Array(url.utf8)) {
-            documentURL = URLReference.clean(Array(url.utf8))
+            documentURL = URLReference.escaped(URLReference.clean(Array(url.utf8)))
         } else {
             documentURL = nil
         }
@@ -103,6 +109,7 @@ final class HTMLExtractor {
                 if flags & HTMLTag.cell != 0 { text.separate() }
                 if flags & HTMLTag.lineBreak != 0 { text.lineBreak() }
                 if flags & HTMLTag.pre != 0 {
+                    text.startPreformatted()
                     preDepth += 1
                     flags |= Self.openedPre
                 }
@@ -188,15 +195,18 @@ final class HTMLExtractor {
             {
                 canonical = resolve(reference)
             }
-            if wantLinks { addLink(Self.bytes(href), tag.kind, rel: rel, text: nil) }
+            if wantLinks { addLink(href, tag.kind, rel: rel, text: nil) }
         case .a:
             if anchorDepth != 0 { finishAnchor() }
             guard wantLinks, let href = Self.value(of: "href", in: attributes) else { return }
-            anchorLink = addLink(Self.bytes(href), tag.kind, rel: Self.value(of: "rel", in: attributes), text: nil)
+            anchorLink = addLink(href, tag.kind, rel: Self.value(of: "rel", in: attributes), text: nil)
+            guard anchorLink >= 0 else { return }
             anchorDepth = depth
             anchorText = TextBuilder(limit: Self.maxShortTextBytes)
         case .area:
-            guard wantLinks, let href = Self.value(of: "href", in: attributes) else { return }
+            guard wantLinks, let href = Self.value(of: "href", in: attributes), URLReference.isLinkTarget(href) else {
+                return
+            }
             var alt: [UInt8]?
             if let value = Self.value(of: "alt", in: attributes) {
                 var builder = TextBuilder(limit: Self.maxShortTextBytes)
@@ -204,16 +214,16 @@ final class HTMLExtractor {
                 builder.finish()
                 if !builder.bytes.isEmpty { alt = builder.bytes }
             }
-            addLink(Self.bytes(href), tag.kind, rel: Self.value(of: "rel", in: attributes), text: alt)
+            addLink(href, tag.kind, rel: Self.value(of: "rel", in: attributes), text: alt)
         case .img, .script, .iframe:
             guard wantLinks, let src = Self.value(of: "src", in: attributes) else { return }
-            addLink(Self.bytes(src), tag.kind, rel: nil, text: nil)
+            addLink(src, tag.kind, rel: nil, text: nil)
             if tag.kind == .img, anchorDepth != 0, let alt = Self.value(of: "alt", in: attributes) {
                 anchorText.appendCollapsing(UnsafeBufferPointer(start: alt, count: strlen(alt)))
             }
         case .form:
             guard wantLinks, let action = Self.value(of: "action", in: attributes) else { return }
-            addLink(Self.bytes(action), tag.kind, rel: nil, text: nil)
+            addLink(action, tag.kind, rel: nil, text: nil)
         }
     }
 
@@ -250,15 +260,26 @@ final class HTMLExtractor {
 
     /// Lists a link (or only counts it past the limits); returns its index in `links`, or -1.
     @discardableResult
-    private func addLink(_ raw: [UInt8], _ kind: HTMLTag.Kind, rel: UnsafePointer<UInt8>?, text: [UInt8]?) -> Int {
-        guard let reference = URLReference.linkTarget(raw) else { return -1 }
+    private func addLink(
+        _ attribute: UnsafePointer<UInt8>, _ kind: HTMLTag.Kind, rel: UnsafePointer<UInt8>?, text: [UInt8]?
+    ) -> Int {
+        // Past the limit a link is only counted, without copying anything.
+        guard URLReference.isLinkTarget(attribute) else { return -1 }
         linksTotal += 1
         guard links.count < maxLinks, !linksTruncated else {
             linksTruncated = true
             return -1
         }
+        let length = strlen(attribute)
+        guard length <= Self.maxURLBytes else {
+            linksTruncated = true
+            return -1
+        }
+        let raw = Array(UnsafeBufferPointer(start: attribute, count: length))
+        guard let reference = URLReference.linkTarget(raw) else { return -1 }
         let url = resolve(reference)
-        let relBytes = rel.map { Self.trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        var relBytes = rel.map { Self.trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let value = relBytes, value.count > Self.maxShortTextBytes { relBytes = nil }
         let href = url == raw ? nil : raw
         guard spend(url.count + (href?.count ?? 0) + (relBytes?.count ?? 0) + (text?.count ?? 0) + 40) else {
             linksTruncated = true

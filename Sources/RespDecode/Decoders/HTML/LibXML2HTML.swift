@@ -76,7 +76,7 @@ enum LibXML2HTML {
 
     private static let parseOptions =
         HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-        | HTML_PARSE_IGNORE_ENC.rawValue | HTML_PARSE_COMPACT.rawValue
+        | HTML_PARSE_IGNORE_ENC.rawValue
 
     /// Our callbacks for elements and text; script and style content (which libxml2 hands to `cdataBlock`) and
     /// comments are dropped.

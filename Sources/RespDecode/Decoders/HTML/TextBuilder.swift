@@ -14,6 +14,8 @@ struct TextBuilder {
     private var pendingBreaks = 0
     /// Line feeds at the end of `bytes`.
     private var trailingNewlines = 0
+    /// A `pre` has just started.
+    private var dropLineFeed = false
 
     init(limit: Int) {
         self.limit = limit
@@ -68,8 +70,19 @@ struct TextBuilder {
         }
     }
 
+    /// A `pre` element starts: a line feed right after its start tag is not content (HTML's parsing rules; libxml2
+    /// passes it on).
+    mutating func startPreformatted() {
+        dropLineFeed = true
+    }
+
     /// Text inside `pre`: kept as written.
     mutating func appendPreformatted(_ text: UnsafeBufferPointer<UInt8>) {
+        var text = text
+        if dropLineFeed {
+            dropLineFeed = false
+            if text.first == 0x0A { text = UnsafeBufferPointer(rebasing: text.dropFirst()) }
+        }
         guard !truncated, !text.isEmpty else { return }
         flush()
         appendRaw(text)
@@ -142,13 +155,38 @@ enum URLReference {
     static func linkTarget(_ raw: [UInt8]) -> [UInt8]? {
         let cleaned = clean(raw)
         guard let first = cleaned.first, first != 0x23 else { return nil }
-        if let scheme = scheme(of: cleaned) {
-            if scheme == Array("javascript".utf8) || scheme == Array("vbscript".utf8) || scheme == Array("data".utf8) {
-                return nil
-            }
-        }
+        if let scheme = scheme(of: cleaned), refusedSchemes.contains(scheme) { return nil }
         return escaped(cleaned)
     }
+
+    /// Whether ``linkTarget(_:)`` would give a target for this NUL-terminated attribute value, checked in place.
+    static func isLinkTarget(_ value: UnsafePointer<UInt8>) -> Bool {
+        var i = 0
+        while value[i] != 0 && value[i] <= 0x20 { i += 1 }
+        let first = value[i]
+        guard first != 0, first != 0x23 else { return false }
+        guard (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return true }
+        // A scheme, with tabs and line feeds (which the URL parser removes) skipped.
+        var scheme: [UInt8] = []
+        while true {
+            let byte = value[i]
+            if byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                i += 1
+                continue
+            }
+            if byte == 0x3A { break }
+            let lower = byte | 0x20
+            guard
+                (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D
+                    || byte == 0x2E, scheme.count < 10
+            else { return true }
+            scheme.append(byte >= 0x41 && byte <= 0x5A ? lower : byte)
+            i += 1
+        }
+        return !refusedSchemes.contains(scheme)
+    }
+
+    private static let refusedSchemes: [[UInt8]] = ["javascript", "vbscript", "data"].map { Array($0.utf8) }
 
     /// The URL parser's first steps: C0 controls and spaces trimmed at both ends, tabs and line feeds removed.
     static func clean(_ raw: [UInt8]) -> [UInt8] {

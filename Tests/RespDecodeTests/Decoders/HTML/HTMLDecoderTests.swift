@@ -159,6 +159,11 @@ struct HTMLDecoderTests {
         #expect(result.links.first?["url"] == "http://example.com/xy%20%C3%A9")
     }
 
+    @Test func aRecordURLWithSpacesStillResolves() throws {
+        let result = try decodeHTML(#"<a href="b.html">x</a>"#, url: "http://example.com/a dir/page.html")
+        #expect(result.links.first?["url"] == "http://example.com/a%20dir/b.html")
+    }
+
     @Test func linksPastTheLimitAreCounted() throws {
         let page = String(repeating: #"<a href="/x">x</a>"#, count: 5) + ##"<a href="#f">f</a>"##
         let result = try decodeHTML(page, configure: { $0.limits.maxHTMLLinks = 2 })
@@ -197,6 +202,9 @@ struct HTMLDecoderTests {
         #expect(try text("<p>a<br><br>b</p>") == "a\n\nb")
         #expect(try text("<h1>H</h1>text<ul><li>one</li><li>two</li></ul>") == "H\n\ntext\none\ntwo")
         #expect(try text("<span>a</span><span>b</span> <span>c</span>") == "ab c")
+        // libxml2's implied elements (html, body; a p for text outside any element) break no line.
+        #expect(try text("lead <b>x</b> tail") == "lead x tail")
+        #expect(try text("<title>T</title>Hello <i>world</i>") == "Hello world")
         #expect(try text("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>") == "a\tb\nc")
     }
 
@@ -205,6 +213,8 @@ struct HTMLDecoderTests {
         #expect(try text("<p>a&nbsp;&nbsp;b</p>") == "a\u{A0}\u{A0}b")
         #expect(try text("<p>x</p><pre>  a\n    b  </pre><p>y</p>") == "x\n\n  a\n    b  \n\ny")
         #expect(try text("<div>x</div><pre>\ta\n\n\tb</pre>y") == "x\n\ta\n\n\tb\ny")
+        // A line feed right after <pre> is not content.
+        #expect(try text("<p>x</p><pre>\n\nfirst</pre>") == "x\n\n\nfirst")
     }
 
     @Test func unrenderedElementsAreDropped() throws {
