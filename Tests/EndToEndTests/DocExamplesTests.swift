@@ -28,6 +28,7 @@ struct DocExamplesTests {
             "needs socat or OpenBSD netcat",
         "docs/sidecar.md: mkdir -p /run/respdecode && chown 10001:10001 /run/respdecode": "needs docker",
         "docs/container.md: docker build -t respdecode .": "needs docker and a registry",
+        "docs/html-parser.md: bench/html/parser-choice/run": "a measurement: builds a C program against gumbo",
         "docs/container.md: swift build -c release --static-swift-stdlib": "builds the project",
         "docs/reliability.md: scripts/fuzz json 600": "runs for minutes",
         "docs/reliability.md: scripts/sanitize address Hostile": "rebuilds everything under a sanitizer",

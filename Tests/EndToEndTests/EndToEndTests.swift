@@ -97,6 +97,36 @@ struct EndToEndTests {
             "\(String(decoding: result.stdout, as: UTF8.self))")
     }
 
+    /// HTML pages and text in several charsets (made by samples/pages.py): the html decoder's title, lang, base,
+    /// canonical, meta, links, headings and visible text; windows-1252 by header, Shift_JIS by `<meta>`, KOI8-R text,
+    /// a stylesheet detected as UTF-8, and a 404 page decoded beside its status error.
+    @Test func goldenOutputOnPages() throws {
+        let result = try Self.run(["samples/pages.http"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let expected = try Self.sample("pages.expected.ndjson")
+        #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
+    /// `--chain json,xml,plist,image`, AFNetworking's serializers, gives the lines every sample gave before the html
+    /// and text decoders joined the default chain: `NAME.af.expected.ndjson` where the default chain's lines differ
+    /// (kept as they were written then), else the default golden file.
+    @Test(arguments: [
+        (["samples/capture.http"], "capture"), (["samples/pages.http"], "pages"),
+        (["samples/documents.http"], "documents"), (["samples/images.http"], "images"),
+        (["samples/traffic.warc.gz"], "traffic.warc"), (["samples/traffic.har"], "traffic.har"),
+        (["--sniff", "samples/traffic.ndjson"], "traffic.ndjson"),
+    ])
+    func afNetworkingChainGivesTheLinesOfBefore(arguments: [String], name: String) throws {
+        let result = try Self.run(["--chain", "json,xml,plist,image"] + arguments)
+        #expect(result.status == 0)
+        let af = Self.packageRoot.appendingPathComponent("samples/\(name).af.expected.ndjson")
+        let expected =
+            FileManager.default.fileExists(atPath: af.path)
+            ? try Data(contentsOf: af) : try Self.sample("\(name).expected.ndjson")
+        #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
     @Test func goldenPrettyOutput() throws {
         let result = try Self.run(["--output", "pretty", "samples/capture.http"])
         #expect(result.status == 0)
@@ -137,7 +167,7 @@ struct EndToEndTests {
         let html = Data(
             "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 8\r\n\r\n{\"a\":[]}".utf8)
         let plain = try Self.run([], stdin: html)
-        #expect(String(decoding: plain.stdout, as: UTF8.self).contains(#""decoder":"raw""#))
+        #expect(String(decoding: plain.stdout, as: UTF8.self).contains(#""decoder":"html""#))
         let accepted = try Self.run(["--chain", "json", "--accept", "json=text/*,application/json"], stdin: html)
         #expect(accepted.status == 0)
         #expect(

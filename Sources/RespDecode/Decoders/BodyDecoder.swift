@@ -58,7 +58,7 @@ public enum DecoderRegistry {
     ]
 
     /// The names of the decoders of the default chain, in order.
-    public static let defaultChainNames = ["json", "xml", "plist", "image"]
+    public static let defaultChainNames = ["json", "xml", "plist", "image", "html", "text"]
 
     /// The default chain: the decoders of ``defaultChainNames``.
     public static var defaultChain: [any BodyDecoder] { defaultChainNames.compactMap(decoder(named:)) }

@@ -2,12 +2,12 @@
 /// `application/octet-stream` (docs/decoding.md#sniffing). The line then says `"sniffed":true`.
 ///
 /// Only signatures that leave little doubt are used, so a sniffed type sends the body to the decoder that can read
-/// it, and anything else stays with the raw decoder:
+/// it, and anything else keeps its type (the raw decoder's, when no decoder takes `application/octet-stream`):
 ///
 ///     first non-space byte { or [ (also UTF-16 with a BOM) ........ application/json
 ///     bplist00 ................................................ application/x-bplist
 ///     <?xml … then <plist or <!DOCTYPE plist in the first 1 KiB .. application/x-plist   (also <plist at the start)
-///     <!DOCTYPE html, <html, <head, <body (any case) ............ text/html            (HTML is not XML: raw)
+///     <!DOCTYPE html, <html, <head, <body (any case) ............ text/html            (HTML is not XML: html)
 ///     <!-- … --> ............................................... what follows the comment
 ///     <?xml, or < and a name start ............................. application/xml
 ///     89 PNG, FF D8 FF, GIF87a/GIF89a, RIFF…WEBP, II*␀/MM␀* ..... image/png, jpeg, gif, webp, tiff

@@ -78,7 +78,8 @@ struct ResultLineTests {
     @Test func failingBodiesAreCapped() throws {
         let body = String(repeating: "x", count: 100)
         let record = ResponseRecord(
-            offset: 0, status: 500, headers: HeaderFields([("Content-Type", "text/plain")]), body: Array(body.utf8))
+            offset: 0, status: 500, headers: HeaderFields([("Content-Type", "application/octet-stream")]),
+            body: Array(body.utf8))
         let text = line(record) { $0.limits.maxErrorBodyBytes = 10 }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let kept = try #require(object["body"] as? [String: Any])
@@ -132,7 +133,8 @@ struct ResultLineTests {
         #expect(
             line(ResponseRecord(offset: 0, status: 200, headers: neither, body: Array("{}".utf8))).contains(
                 #""decoder":"raw""#))
-        let text = HeaderFields([("Content-Type", "text/plain")])
+        // A type no decoder takes (text types go to the text decoder): the raw decoder's text or base64.
+        let text = HeaderFields([("Content-Type", "application/octet-stream")])
         #expect(
             line(ResponseRecord(offset: 0, status: 200, headers: text, body: Array("é\u{1}\"".utf8)))
                 .contains(#""value":{"text":"é\u0001\""}"#))

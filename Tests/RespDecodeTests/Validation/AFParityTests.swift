@@ -235,8 +235,10 @@ struct AFNetworkingParityTests {
         let space = try decodeLine(status: 404, contentType: "application/json", body: " ")
         #expect(space.errorCode == "unacceptableStatusCode" && !space.hasValue && space["body"] != nil)
         // no / no / non-empty → -1011 over -1016 (with a type check: --strict-types)
+        // (AFJSONResponseSerializer alone: text/html is not one of its types; in the default chain html takes it.)
         let neither = try decodeLine(status: 404, contentType: "text/html", body: "not found") {
             $0.decoding.strictTypes = true
+            $0.decoding.chain = [ChainEntry(decoder: JSONBodyDecoder())]
         }
         #expect(neither.errorCode == "unacceptableStatusCode" && neither.underlyingCode == "unacceptableContentType")
         #expect(neither.errorMessage == "Request failed: not found (404)")
@@ -249,6 +251,7 @@ struct AFNetworkingParityTests {
         // -1016.
         let mismatchedEmpty = try decodeLine(status: 200, contentType: "text/html", body: "") {
             $0.decoding.strictTypes = true
+            $0.decoding.chain = [ChainEntry(decoder: JSONBodyDecoder())]
         }
         #expect(mismatchedEmpty.errorCode == "unacceptableContentType")
     }

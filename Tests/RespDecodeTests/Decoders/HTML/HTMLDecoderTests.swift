@@ -32,13 +32,13 @@ func decodeHTML(
 
 @Suite("HTML decoder")
 struct HTMLDecoderTests {
-    @Test func registeredButNotInTheDefaultChain() throws {
+    @Test func inTheDefaultChainBeforeText() throws {
         let decoder = try #require(DecoderRegistry.decoder(named: "html"))
         let entry = ChainEntry(decoder: decoder)
         #expect(entry.accepts("text/html"))
         #expect(entry.accepts("application/xhtml+xml"))
         #expect(!entry.accepts("text/plain"))
-        #expect(!DecoderRegistry.defaultChainNames.contains("html"))
+        #expect(DecoderRegistry.defaultChainNames == ["json", "xml", "plist", "image", "html", "text"])
     }
 
     @Test func emptyBodyHasNoValue() throws {
@@ -76,18 +76,28 @@ struct HTMLDecoderTests {
     @Test func langCharsetAndSource() throws {
         let result = try decodeHTML(#"<html lang=" pt-BR "><p>x"#)
         #expect(result["lang"] as? String == "pt-BR")
-        #expect(result["charset"] as? String == "UTF-8")
-        #expect(result["charsetSource"] != nil)
+        // ASCII with nothing declared decodes as windows-1252, the WHATWG default (docs/decoding.md#text).
+        #expect(result["charset"] as? String == "windows-1252")
+        #expect(result["charsetSource"] as? String == "default")
+        let declared = try decodeHTML(#"<p>café"#, charset: "utf-8")
+        #expect(declared["charset"] as? String == "UTF-8")
+        #expect(declared["charsetSource"] as? String == "header")
         #expect(try decodeHTML("<p>x")["lang"] == nil)
     }
 
     @Test func documentEncodingDeclarationsAreIgnored() throws {
-        // The text handed to libxml2 is UTF-8 already; a <meta charset> must not make libxml2 re-decode it.
-        let result = try decodeHTML(#"<meta charset="iso-8859-1"><p>café ñ 日本</p>"#)
+        // The text handed to libxml2 is UTF-8 already; a <meta charset> must not make libxml2 re-decode it. The
+        // Content-Type charset wins over the <meta> in the charset resolution, so the page is UTF-8 here.
+        let result = try decodeHTML(#"<meta charset="iso-8859-1"><p>café ñ 日本</p>"#, charset: "utf-8")
         #expect(result["text"] as? String == "café ñ 日本")
         let legacy = try decodeHTML(
-            #"<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>新电脑</title>"#)
+            #"<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>新电脑</title>"#,
+            charset: "utf-8")
         #expect(legacy["title"] as? String == "新电脑")
+        // Without a header the <meta> is obeyed, once, by the resolution: the UTF-8 bytes read as windows-1252.
+        let obeyed = try decodeHTML(#"<meta charset="iso-8859-1"><p>café</p>"#)
+        #expect(obeyed["text"] as? String == "cafÃ©")
+        #expect(obeyed["charsetSource"] as? String == "meta")
     }
 
     @Test func baseAndCanonicalResolve() throws {
