@@ -23,7 +23,9 @@ public struct HTMLBodyDecoder: BodyDecoder {
         // The page is converted up to maxDecodedBodyBytes of UTF-8: a body of invalid bytes would otherwise triple in
         // size as U+FFFD; past it the document is read in part (docs/decoding.md#bounds).
         let maxPageBytes = options.limits.maxDecodedBodyBytes
-        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: .html, maxBytes: maxPageBytes) {
+        // XHTML is XML: its declaration and UTF-8 by default, not HTML's <meta> prescan (docs/decoding.md#text).
+        let kind: TextDecoding.Kind = context.mimeType == "application/xhtml+xml" ? .xml : .html
+        try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: kind, maxBytes: maxPageBytes) {
             (text, info) throws(RecordError) in
             warnings += info.warnings
             if let replaced = info.replacementWarning { warnings.append(replaced) }

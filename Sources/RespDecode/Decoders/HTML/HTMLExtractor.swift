@@ -35,6 +35,8 @@ final class HTMLExtractor {
     @exclusivity(unchecked) private(set) var text: TextBuilder
     private(set) var metaTruncated = false
     private(set) var linksTruncated = false
+    /// No more links are listed: `maxHTMLLinks` reached, or the value's bytes spent.
+    private var linkBudgetSpent = false
     private(set) var headingsTruncated = false
 
     /// The base links resolve against: `<base href>` once seen (when absolute), else the record's URL.
@@ -86,6 +88,11 @@ final class HTMLExtractor {
     /// otherwise be held three times (as written, cleaned, resolved).
     static let maxURLBytes = 65_536
 
+    /// The longest URL links are resolved against (the record's URL, a `<base href>`), and the longest `base` and
+    /// `canonical` kept: every relative link makes libxml2 parse the base again, so a long one would cost its length
+    /// once per link. Real ones are far shorter.
+    static let maxBaseURLBytes = 8192
+
     /// The longest JSON-LD script read for the headline: a longer one is skipped (its text is not kept past this).
     /// Article JSON-LD is a few KiB; some sites put the whole article body in it.
     static let maxJSONLDBytes = 1 << 20
@@ -96,12 +103,12 @@ final class HTMLExtractor {
         maxLinks = max(limits.maxHTMLLinks, 0)
         maxValueBytes = max(limits.maxValueBytes, 0)
         text = TextBuilder(limit: max(limits.maxTextBytes, 0))
-        if let url, URLReference.hasScheme(Array(url.utf8)) {
+        if let url, url.utf8.count <= Self.maxBaseURLBytes, URLReference.hasScheme(Array(url.utf8)) {
             documentURL = URLReference.escaped(URLReference.clean(Array(url.utf8)))
         } else {
             documentURL = nil
         }
-        resolutionBase = documentURL
+        resolutionBase = documentURL.flatMap(Self.nulTerminatedBase)
         open.reserveCapacity(64)
     }
 
@@ -225,9 +232,10 @@ final class HTMLExtractor {
         case .other:
             break
         case .html:
-            if lang == nil, let value = Self.value(of: "lang", in: attributes) {
+            if lang == nil, let value = Self.value(of: "lang", in: attributes), strlen(value) <= Self.maxShortTextBytes
+            {
                 let trimmed = Self.trimmed(value)
-                if !trimmed.isEmpty { lang = trimmed }
+                if !trimmed.isEmpty && spend(trimmed.count) { lang = trimmed }
             }
         case .title:
             if title == nil && titleDepth == 0 && foreignDepth == 0 {
@@ -244,19 +252,22 @@ final class HTMLExtractor {
         case .meta:
             metaTag(attributes)
         case .base:
-            guard base == nil, let href = Self.value(of: "href", in: attributes) else { return }
+            guard base == nil, let href = Self.value(of: "href", in: attributes), strlen(href) <= Self.maxBaseURLBytes
+            else { return }
             let raw = Self.bytes(href)
             guard let reference = URLReference.linkTarget(raw) else { return }
             let resolved = resolve(reference)
+            guard resolved.count <= Self.maxBaseURLBytes, spend(resolved.count) else { return }
             base = resolved
-            if URLReference.hasScheme(resolved) { resolutionBase = resolved }
+            if URLReference.hasScheme(resolved) { resolutionBase = Self.nulTerminatedBase(resolved) }
         case .link:
             guard let href = Self.value(of: "href", in: attributes) else { return }
             let rel = Self.value(of: "rel", in: attributes)
-            if canonical == nil, let rel, Self.hasToken("canonical", in: rel),
+            if canonical == nil, let rel, Self.hasToken("canonical", in: rel), strlen(href) <= Self.maxBaseURLBytes,
                 let reference = URLReference.linkTarget(Self.bytes(href))
             {
-                canonical = resolve(reference)
+                let resolved = resolve(reference)
+                if spend(resolved.count) { canonical = resolved }
             }
             if wantLinks { addLink(href, tag.kind, rel: rel, text: nil) }
         case .a:
@@ -353,7 +364,10 @@ final class HTMLExtractor {
         // Past the limit a link is only counted, without copying anything.
         guard URLReference.isLinkTarget(attribute) else { return -1 }
         linksTotal += 1
-        guard links.count < maxLinks, !linksTruncated else {
+        // Once the count or the value's bytes are spent, no later link is listed; a link that is only too long is
+        // left out on its own (docs/decoding.md#links).
+        guard links.count < maxLinks, !linkBudgetSpent else {
+            linkBudgetSpent = true
             linksTruncated = true
             return -1
         }
@@ -369,6 +383,7 @@ final class HTMLExtractor {
         if let value = relBytes, value.count > Self.maxShortTextBytes { relBytes = nil }
         let href = url == raw ? nil : raw
         guard spend(url.count + (href?.count ?? 0) + (relBytes?.count ?? 0) + (text?.count ?? 0) + 40) else {
+            linkBudgetSpent = true
             linksTruncated = true
             return -1
         }
@@ -378,8 +393,11 @@ final class HTMLExtractor {
 
     private func resolve(_ reference: [UInt8]) -> [UInt8] {
         guard let base = resolutionBase else { return reference }
-        return LibXML2HTML.resolve(reference, against: base) ?? reference
+        return LibXML2HTML.resolve(reference, againstNulTerminated: base) ?? reference
     }
+
+    /// `url` with a NUL after it, as libxml2 takes it, made once for all the links resolved against it.
+    private static func nulTerminatedBase(_ url: [UInt8]) -> [UInt8] { url + [0] }
 
     private func finishTitle() {
         titleText.finish()
@@ -485,8 +503,11 @@ final class HTMLExtractor {
 
     @inline(__always)
     static func equals(_ string: UnsafePointer<UInt8>, _ name: StaticString) -> Bool {
+        // Byte by byte: `string` may be shorter than `name` (its NUL then differs first), so nothing past it is read.
         let n = name.utf8CodeUnitCount
-        return memcmp(string, name.utf8Start, n) == 0 && string[n] == 0
+        let expected = name.utf8Start
+        for i in 0..<n where string[i] != expected[i] { return false }
+        return string[n] == 0
     }
 
     static func bytes(_ string: UnsafePointer<UInt8>) -> [UInt8] {

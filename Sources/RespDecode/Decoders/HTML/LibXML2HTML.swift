@@ -20,7 +20,9 @@
 //   open `<div>` and 100,000 stray `</x>` took 12.7 s). The parse stops past `maxDepth` open elements, and once the
 //   stack searches of stray end tags add up to ``maxStraySearch`` entries;
 // - attributes: libxml2 compares each attribute of a start tag with all before it (100,000 attributes: 7.8 s). A
-//   pre-scan finds the first start tag with more than ``maxAttributesPerElement`` and the parse ends before it.
+//   pre-scan finds the first start tag with more than ``maxAttributesPerElement``, or the tag where the comparisons
+//   of all tags so far pass ``maxAttributePairs`` (1,500 tags of 10,000 attributes fit in 64 MiB), and the parse
+//   ends before it.
 // In each case the value holds what came before, its `truncated` names `document`, and a warning says why.
 internal import CLibXML2
 internal import CShims
@@ -32,6 +34,10 @@ enum LibXML2HTML {
     /// 5·10⁷ name comparisons.
     static let maxAttributesPerElement = 10_000
 
+    /// Most attribute comparisons (n·(n-1)/2 for a tag of n attributes) the start tags of one document may cost
+    /// libxml2 together (2²⁶: about 0.1 s).
+    static let maxAttributePairs = 1 << 26
+
     /// Most element-stack entries the searches for stray end tags may look at in one document (2²⁶: about 0.1 s).
     static let maxStraySearch = 1 << 26
 
@@ -42,9 +48,15 @@ enum LibXML2HTML {
         respdecode_xml_silence_this_thread()
         var text = text
         var cut: String?
-        if let offset = HTMLAttributeScan.firstTag(exceeding: maxAttributesPerElement, in: text) {
-            text = UnsafeBufferPointer(rebasing: text[..<offset])
-            cut = "a start tag has more than \(maxAttributesPerElement) attributes: the document was read up to it"
+        if let found = HTMLAttributeScan.firstTag(
+            exceeding: maxAttributesPerElement, pairBudget: maxAttributePairs, in: text)
+        {
+            text = UnsafeBufferPointer(rebasing: text[..<found.offset])
+            cut =
+                found.overBudget
+                ? "the start tags' attributes would cost libxml2 more than \(maxAttributePairs) comparisons: "
+                    + "the document was read up to the tag that passes it"
+                : "a start tag has more than \(maxAttributesPerElement) attributes: the document was read up to it"
         }
         // libxml2 takes an Int32 length; a larger body is read up to 2 GiB (the body limits are far below).
         if text.count > Int(Int32.max) {
@@ -94,13 +106,12 @@ enum LibXML2HTML {
         return sax
     }()
 
-    /// Resolves `reference` (already cleaned and escaped) against the absolute URL `base` with libxml2's RFC 3986
-    /// resolution; nil when libxml2 cannot parse one of them.
-    static func resolve(_ reference: [UInt8], against base: [UInt8]) -> [UInt8]? {
+    /// Resolves `reference` (already cleaned and escaped) against the absolute URL `base` (ending in a NUL) with
+    /// libxml2's RFC 3986 resolution; nil when libxml2 cannot parse one of them.
+    static func resolve(_ reference: [UInt8], againstNulTerminated base: [UInt8]) -> [UInt8]? {
+        precondition(base.last == 0, "the base must end in NUL")
         var reference = reference
-        var base = base
         reference.append(0)
-        base.append(0)
         guard let built = xmlBuildURI(reference, base) else { return nil }
         defer { respdecode_xml_free(built) }
         return Array(
@@ -211,17 +222,26 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
     }
 }
 
-/// Finds the first start tag with more attributes than a limit before libxml2 sees the text (libxml2 compares a
-/// tag's attributes pairwise). A small lexer that may count more attributes than libxml2 parses, never fewer:
-/// text is skipped with `memchr`, comments are skipped, and in a start tag (`<` and a letter) every name counts,
-/// quoted values are skipped to their closing quote (libxml2 reads a quoted value to its quote or the end of input,
-/// `>` included), unquoted ones to white space or `>`.
+/// Finds the first start tag with more attributes than a limit, or where the attribute comparisons of all tags so far
+/// pass a budget, before libxml2 sees the text (libxml2 compares a tag's attributes pairwise). A small lexer that may
+/// count more attributes than libxml2 parses, never fewer: text is skipped with `memchr`, comments are skipped, and in
+/// a start tag (`<` and a letter) every name counts, quoted values are skipped to their closing quote, unquoted ones
+/// to white space or `>`. It does not know script or style content, so what looks like a tag there counts too; and
+/// an unclosed quote or comment ends only that tag or comment (libxml2 would read to the end of input, but a quote in
+/// a script must not blind the scan to the tags after it).
 enum HTMLAttributeScan {
-    /// The offset of the `<` of the first start tag with more than `limit` attributes, or nil.
-    static func firstTag(exceeding limit: Int, in text: UnsafeBufferPointer<UInt8>) -> Int? {
-        // Each attribute takes at least two bytes (`a ` ).
-        guard text.count > 2 * limit, let base = text.baseAddress else { return nil }
+    /// The offset of the `<` of the first start tag with more than `limit` attributes (`overBudget` false), or of the
+    /// one whose comparisons take the document's past `pairBudget` (`overBudget` true); nil when there is none.
+    static func firstTag(
+        exceeding limit: Int, pairBudget: Int, in text: UnsafeBufferPointer<UInt8>
+    ) -> (offset: Int, overBudget: Bool)? {
+        // Each attribute takes at least two bytes (`a ` ): a text of fewer than 2·limit bytes has no tag over the
+        // limit, and one of fewer than 2·√(2·budget) bytes cannot pass the budget.
+        var root = 1
+        while root * root <= 2 * pairBudget { root += 1 }
+        guard text.count > 2 * min(limit, root), let base = text.baseAddress else { return nil }
         let n = text.count
+        var pairs = 0
         var i = 0
         while i < n {
             guard let found = memchr(base + i, 0x3C, n - i) else { return nil }
@@ -231,7 +251,10 @@ enum HTMLAttributeScan {
             let first = base[k]
             if first == 0x21 { // <!
                 if k + 2 < n && base[k + 1] == 0x2D && base[k + 2] == 0x2D {
-                    guard let close = find(Array("-->".utf8), in: base, from: k + 3, to: n) else { return nil }
+                    guard let close = find(Array("-->".utf8), in: base, from: k + 3, to: n) else {
+                        i = k + 3
+                        continue
+                    }
                     i = close + 3
                 } else {
                     i = k
@@ -251,8 +274,11 @@ enum HTMLAttributeScan {
                 // A name: at least one byte.
                 k += 1
                 while k < n && !isSpace(base[k]) && base[k] != 0x3D && base[k] != 0x3E && base[k] != 0x2F { k += 1 }
+                // The new name is compared with the `count` before it.
+                pairs += count
                 count += 1
-                if count > limit { return lt }
+                if count > limit { return (lt, false) }
+                if pairs > pairBudget { return (lt, true) }
                 while k < n && isSpace(base[k]) { k += 1 }
                 guard k < n, base[k] == 0x3D else { continue }
                 k += 1
@@ -260,7 +286,10 @@ enum HTMLAttributeScan {
                 guard k < n else { break }
                 let quote = base[k]
                 if quote == 0x22 || quote == 0x27 {
-                    guard let close = memchr(base + k + 1, Int32(quote), n - k - 1) else { return nil }
+                    guard let close = memchr(base + k + 1, Int32(quote), n - k - 1) else {
+                        k += 1
+                        break
+                    }
                     k = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base + 1
                 } else {
                     while k < n && !isSpace(base[k]) && base[k] != 0x3E { k += 1 }

@@ -285,6 +285,57 @@ struct HTMLDecoderTests {
             try decodeHTML("<p>x</p><div \(quoted)>in</div>").truncated == ["document"])
     }
 
+    /// An unclosed quote or comment inside a script (text to libxml2) must not end the scan: the tag after it is
+    /// still found.
+    @Test func quotesAndCommentsInScriptsDoNotBlindTheAttributeScan() throws {
+        let attributes = (0...LibXML2HTML.maxAttributesPerElement).map { "a\($0)" }.joined(separator: " ")
+        for script in [#"<script>s='<a b="'</script>"#, #"<script>x="<!--"</script>"#, #"<style>a[x='</style>"#] {
+            let page = "<p>before</p>\(script)<div \(attributes)>inside</div>"
+            #expect(HTMLAttributeScan.firstTag(exceeding: LibXML2HTML.maxAttributesPerElement, in: page) != nil)
+            let result = try decodeHTML(page)
+            #expect(result.truncated == ["document"], "\(script)")
+        }
+    }
+
+    /// Many tags each under the per-tag limit: their comparisons together are bounded, and the page is cut at the
+    /// tag that passes the budget.
+    @Test func attributeComparisonsAreBoundedPerDocument() throws {
+        let attributes = (0..<9_000).map { "a\($0)" }.joined(separator: " ")
+        let page = "<p>before</p>" + (0..<4).map { "<div \(attributes)>tag\($0)</div>" }.joined()
+        let bytes = Array(page.utf8)
+        let found = bytes.withUnsafeBufferPointer {
+            HTMLAttributeScan.firstTag(
+                exceeding: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs, in: $0)
+        }
+        // 9,000 attributes are 40,495,500 comparisons: the second tag passes 2^26.
+        #expect(found?.overBudget == true)
+        let result = try decodeHTML(page)
+        #expect(result["text"] as? String == "before\n\ntag0")
+        #expect(result.truncated == ["document"])
+        #expect(result.warnings.contains { $0.contains("comparisons") })
+    }
+
+    /// A link too long to list is left out on its own: the links after it are still listed.
+    @Test func anOverlongLinkHidesNoOtherLink() throws {
+        let long = String(repeating: "x", count: HTMLExtractor.maxURLBytes + 1)
+        let result = try decodeHTML(#"<a href="/\#(long)">long</a><a href="/after">after</a>"#)
+        #expect(result.links.map { $0["url"] } == ["http://example.com/after"])
+        #expect(result["linksTotal"] as? Int == 2)
+        #expect(result.truncated == ["links"])
+    }
+
+    /// A `<base>` or record URL longer than maxBaseURLBytes is not resolved against: every relative link would make
+    /// libxml2 parse it again.
+    @Test func overlongBasesAreNotResolvedAgainst() throws {
+        let long = "http://example.org/" + String(repeating: "b", count: HTMLExtractor.maxBaseURLBytes)
+        let page = #"<base href="\#(long)"><a href="rel">r</a>"#
+        let result = try decodeHTML(page)
+        #expect(result["base"] == nil)
+        #expect(result.links.first?["url"] == "http://example.com/dir/rel")
+        let noBase = try decodeHTML(#"<a href="rel">r</a>"#, url: long)
+        #expect(noBase.links.first?["url"] == "rel")
+    }
+
     @Test func valueBoundCutsMetaLinksAndHeadings() throws {
         let page = #"<meta name="a" content="1"><meta name="b" content="2"><a href="/x">x</a><h1>h</h1>"#
         let result = try decodeHTML(page, configure: { $0.limits.maxValueBytes = 12 })
@@ -295,6 +346,8 @@ struct HTMLDecoderTests {
 
 extension HTMLAttributeScan {
     static func firstTag(exceeding limit: Int, in text: String) -> Int? {
-        Array(text.utf8).withUnsafeBufferPointer { firstTag(exceeding: limit, in: $0) }
+        Array(text.utf8).withUnsafeBufferPointer {
+            firstTag(exceeding: limit, pairBudget: LibXML2HTML.maxAttributePairs, in: $0)?.offset
+        }
     }
 }
