@@ -41,6 +41,36 @@ struct HostileHTMLTests {
         #expect(value["truncated"] as? [String] == ["document"])
     }
 
+    @Test func manyTagsOfManyAttributes() throws {
+        // Each tag under the 10,000 per tag, but together 1,000 × 40 million comparisons: the page is read up to the
+        // tag whose comparisons pass 2^26.
+        let attributes = (0..<9_000).map { "a\($0)" }.joined(separator: " ")
+        let tag = "<p \(attributes)>t</p>"
+        let value = try Self.run(
+            "<p>before</p>" + String(repeating: tag, count: 1_000), name: "1,000 tags of 9,000 attributes (54 MB)")
+        #expect(value["text"] as? String == "before\n\nt")
+        #expect(value["truncated"] as? [String] == ["document"])
+    }
+
+    @Test func aQuoteInAScriptDoesNotHideATagOfManyAttributes() throws {
+        let attributes = (0..<100_000).map { "a\($0)" }.joined(separator: " ")
+        let value = try Self.run(
+            #"<p>before</p><script>s='<a b="'</script><p "# + attributes + ">after</p>",
+            name: "an unclosed quote in a script, then 100,000 attributes")
+        #expect(value["text"] as? String == "before")
+        #expect(value["truncated"] as? [String] == ["document"])
+    }
+
+    @Test func tenMillionLinksAtTheDefaultLimits() throws {
+        // 10 million links are 100 MB of HTML, past the default --max-body-bytes (64 MiB): one limitExceeded line,
+        // the body not read into memory. With the limit raised they cost libxml2 seconds (docs/reliability.md#html).
+        let line = try HostileDocumentTests.runLimited(
+            Data(String(repeating: "<a href=x>", count: 10_000_000).utf8), type: "text/html",
+            name: "10,000,000 links", arguments: [])
+        #expect(line["ok"] as? Bool == false)
+        #expect((line["error"] as? [String: Any])?["code"] as? String == "limitExceeded")
+    }
+
     @Test func hugeAttribute() throws {
         let value = try Self.run(
             "<a href=\"" + String(repeating: "x", count: 50_000_000) + "\">t</a>", name: "a 50 MB attribute")
