@@ -378,6 +378,10 @@ final class HTMLExtractor {
 
     private func resolve(_ reference: [UInt8]) -> [UInt8] {
         guard let base = resolutionBase else { return reference }
+        // A reference with a scheme is absolute: libxml2 2.9's `xmlBuildURI` returns it as it is (or nil when it does
+        // not parse), so it is the link either way and libxml2 is not asked (most of a page's links are absolute;
+        // docs/html-parser.md#cost).
+        if URLReference.hasScheme(reference) { return reference }
         return LibXML2HTML.resolve(reference, against: base) ?? reference
     }
 

@@ -97,15 +97,27 @@ enum LibXML2HTML {
     /// Resolves `reference` (already cleaned and escaped) against the absolute URL `base` with libxml2's RFC 3986
     /// resolution; nil when libxml2 cannot parse one of them.
     static func resolve(_ reference: [UInt8], against base: [UInt8]) -> [UInt8]? {
-        var reference = reference
-        var base = base
-        reference.append(0)
-        base.append(0)
-        guard let built = xmlBuildURI(reference, base) else { return nil }
-        defer { respdecode_xml_free(built) }
-        return Array(
-            UnsafeBufferPointer(
-                start: built, count: strlen(UnsafeRawPointer(built).assumingMemoryBound(to: CChar.self))))
+        withCString(reference) { reference in
+            withCString(base) { base in
+                guard let built = xmlBuildURI(reference, base) else { return nil }
+                defer { respdecode_xml_free(built) }
+                return Array(
+                    UnsafeBufferPointer(
+                        start: built, count: strlen(UnsafeRawPointer(built).assumingMemoryBound(to: CChar.self))))
+            }
+        }
+    }
+
+    /// Calls `body` with `bytes` and a NUL after them, in a temporary buffer (on the stack when small).
+    private static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
+            let base = buffer.baseAddress!
+            bytes.withUnsafeBufferPointer { source in
+                if let start = source.baseAddress { base.initialize(from: start, count: source.count) }
+            }
+            base[bytes.count] = 0
+            return body(UnsafePointer(base))
+        }
     }
 }
 
