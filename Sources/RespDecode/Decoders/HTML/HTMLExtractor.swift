@@ -447,23 +447,28 @@ final class HTMLExtractor {
 
     /// Whether an inline style declares `display:none` or `visibility:hidden` (white space and case ignored).
     private static func styleHides(_ value: UnsafePointer<UInt8>) -> Bool {
-        var compact: [UInt8] = []
         var i = 0
         while value[i] != 0 {
-            let byte = value[i]
-            if !TextBuilder.isSpace(byte) { compact.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-            i += 1
+            switch value[i] | 0x20 {
+            case 0x64 where matches(value + i, "display:none"): return true // d
+            case 0x76 where matches(value + i, "visibility:hidden"): return true // v
+            default: i += 1
+            }
         }
-        return contains(compact, "display:none") || contains(compact, "visibility:hidden")
+        return false
     }
 
-    private static func contains(_ haystack: [UInt8], _ needle: StaticString) -> Bool {
-        let n = needle.utf8CodeUnitCount
-        guard haystack.count >= n else { return false }
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: n)
-        return haystack.indices.dropLast(n - 1).contains { start in
-            haystack[start] == pattern[0] && haystack[start..<start + n].elementsEqual(pattern)
+    /// Whether `string` starts with `pattern` (lowercase) when white space is skipped and ASCII letters are
+    /// lowercased.
+    private static func matches(_ string: UnsafePointer<UInt8>, _ pattern: StaticString) -> Bool {
+        var i = 0
+        for k in 0..<pattern.utf8CodeUnitCount {
+            while TextBuilder.isSpace(string[i]) { i += 1 }
+            let byte = string[i]
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == pattern.utf8Start[k] else { return false }
+            i += 1
         }
+        return true
     }
 
     /// Whether `string` holds `title` (ASCII case ignored): a meta tag that fills a title slot does.

@@ -24,7 +24,8 @@ struct TextBuilder {
     /// HTML's ASCII white space.
     @inline(__always)
     static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C
+        // Bits 0x09, 0x0A, 0x0C, 0x0D and 0x20.
+        byte <= 0x20 && (0x1_0000_3600 as UInt64) &>> UInt64(byte) & 1 != 0
     }
 
     /// A block boundary: `count` (1 or 2) line breaks before the next text.
@@ -61,9 +62,19 @@ struct TextBuilder {
                 while i < n && Self.isSpace(base[i]) { i += 1 }
                 if i == n { return }
             }
+            // Words separated by single spaces are what collapsing gives already: they are copied as one run.
             let start = i
             i += 1
-            while i < n && !Self.isSpace(base[i]) { i += 1 }
+            while i < n {
+                let byte = base[i]
+                if !Self.isSpace(byte) {
+                    i += 1
+                } else if byte == 0x20 && i + 1 < n && !Self.isSpace(base[i + 1]) {
+                    i += 2
+                } else {
+                    break
+                }
+            }
             flush()
             appendRaw(UnsafeBufferPointer(start: base + start, count: i - start))
             if truncated { return }
