@@ -167,13 +167,16 @@ enum URLReference {
     /// The target of an `href`, `src` or `action`, cleaned and escaped; nil when it is no link to follow: empty, a
     /// fragment of this page (`#…`), or a `javascript:`, `vbscript:` or `data:` URL.
     static func linkTarget(_ raw: [UInt8]) -> [UInt8]? {
-        let cleaned = clean(raw)
+        // A target without a byte to escape has none to clean either (those are white space and controls): one pass
+        // decides both.
+        let plain = !containsEscapable(raw)
+        let cleaned = plain ? raw : clean(raw)
         guard let first = cleaned.first, first != 0x23 else { return nil }
         let refused = cleaned.withUnsafeBufferPointer { buffer in
             schemeLength(of: buffer).map { isRefused(UnsafeBufferPointer(rebasing: buffer[..<$0])) } ?? false
         }
         if refused { return nil }
-        return escaped(cleaned)
+        return plain ? cleaned : escaped(cleaned)
     }
 
     /// Whether ``linkTarget(_:)`` would give a target for this NUL-terminated attribute value, checked in place.
@@ -269,11 +272,7 @@ enum URLReference {
     /// Percent-encodes what RFC 3986 does not allow in a URI and browsers encode: controls, space, non-ASCII bytes,
     /// `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}` (libxml2's resolution refuses them).
     static func escaped(_ reference: [UInt8]) -> [UInt8] {
-        let clean = reference.withUnsafeBufferPointer { buffer in
-            for byte in buffer where needsEscape(byte) { return false }
-            return true
-        }
-        if clean { return reference }
+        guard containsEscapable(reference) else { return reference }
         var out: [UInt8] = []
         out.reserveCapacity(reference.count + 16)
         let hex = Array("0123456789ABCDEF".utf8)
@@ -285,6 +284,14 @@ enum URLReference {
             }
         }
         return out
+    }
+
+    /// Whether a byte of `bytes` is one ``escaped(_:)`` encodes.
+    private static func containsEscapable(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            for byte in buffer where needsEscape(byte) { return true }
+            return false
+        }
     }
 
     /// Bits of the printable ASCII bytes to escape: `"` `<` `>` (0x22, 0x3C, 0x3E) and `\` `^` `` ` `` `{` `|` `}`
