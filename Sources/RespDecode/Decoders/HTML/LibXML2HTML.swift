@@ -108,6 +108,20 @@ enum LibXML2HTML {
         }
     }
 
+    /// Resolves the NUL-terminated `reference` against `base` as ``resolve(_:against:)`` does and calls `body` with
+    /// the result (nil when libxml2 cannot parse one of them), valid during the call only.
+    static func withResolved<R>(
+        _ reference: UnsafePointer<UInt8>, against base: [UInt8], _ body: (UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
+        withCString(base) { base in
+            guard let built = xmlBuildURI(reference, base) else { return body(nil) }
+            defer { respdecode_xml_free(built) }
+            return body(
+                UnsafeBufferPointer(
+                    start: built, count: strlen(UnsafeRawPointer(built).assumingMemoryBound(to: CChar.self))))
+        }
+    }
+
     /// Calls `body` with `bytes` and a NUL after them, in a temporary buffer (on the stack when small).
     private static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<UInt8>) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in

@@ -269,6 +269,8 @@ enum URLReference {
         reference.withUnsafeBufferPointer { schemeLength(of: $0) != nil }
     }
 
+    static func hasScheme(_ reference: UnsafeBufferPointer<UInt8>) -> Bool { schemeLength(of: reference) != nil }
+
     /// Percent-encodes what RFC 3986 does not allow in a URI and browsers encode: controls, space, non-ASCII bytes,
     /// `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}` (libxml2's resolution refuses them).
     static func escaped(_ reference: [UInt8]) -> [UInt8] {
@@ -288,10 +290,15 @@ enum URLReference {
 
     /// Whether a byte of `bytes` is one ``escaped(_:)`` encodes.
     private static func containsEscapable(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            for byte in buffer where needsEscape(byte) { return true }
-            return false
-        }
+        bytes.withUnsafeBufferPointer { !isPlain($0) }
+    }
+
+    /// Whether a target needs neither cleaning nor escaping: no byte to escape (white space and controls, which
+    /// cleaning removes, are such bytes). ``linkTarget(_:)`` of a plain target that ``isLinkTarget(_:)`` accepts is
+    /// the target itself.
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where needsEscape(byte) { return false }
+        return true
     }
 
     /// Bits of the printable ASCII bytes to escape: `"` `<` `>` (0x22, 0x3C, 0x3E) and `\` `^` `` ` `` `{` `|` `}`
