@@ -66,6 +66,17 @@ struct TextBuilder {
             let start = i
             i += 1
             while i < n {
+                if n - i >= 8 {
+                    // Eight bytes at a time up to the first one below 0x21 (white space or a control): the high bit of
+                    // each such byte, exact for the lowest (a borrow only runs upwards from a real one).
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                    let low = (word &- 0x2121_2121_2121_2121) & ~word & 0x8080_8080_8080_8080
+                    guard low != 0 else {
+                        i += 8
+                        continue
+                    }
+                    i += low.trailingZeroBitCount >> 3
+                }
                 let byte = base[i]
                 if !Self.isSpace(byte) {
                     i += 1
