@@ -66,13 +66,14 @@ public struct HTMLBodyDecoder: BodyDecoder {
             out.append(ascii: name)
             out.append(ascii: "\":")
         }
-        func string(_ bytes: [UInt8]) {
+        func string(_ buffer: UnsafeBufferPointer<UInt8>) {
             // The parser's output is UTF-8; validation stays on as a guard (a broken sequence becomes U+FFFD).
-            bytes.withUnsafeBufferPointer { buffer in
-                if !out.appendJSONString(utf8: buffer) {
-                    out.appendJSONString(String(decoding: buffer, as: UTF8.self))
-                }
+            if !out.appendJSONString(utf8: buffer) {
+                out.appendJSONString(String(decoding: buffer, as: UTF8.self))
             }
+        }
+        func string(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { string($0) }
         }
         if let title = page.title, !title.isEmpty {
             key("title")
@@ -111,25 +112,27 @@ public struct HTMLBodyDecoder: BodyDecoder {
         }
         if options.htmlLinks && !page.links.isEmpty {
             key("links")
-            for (i, link) in page.links.enumerated() {
-                out.append(ascii: i == 0 ? "[{\"url\":" : ",{\"url\":")
-                string(link.url)
-                if let href = link.href {
-                    out.append(ascii: ",\"href\":")
-                    string(href)
+            page.linkBytes.withUnsafeBufferPointer { bytes in
+                for (i, link) in page.links.enumerated() {
+                    out.append(ascii: i == 0 ? "[{\"url\":" : ",{\"url\":")
+                    string(UnsafeBufferPointer(rebasing: bytes[link.url]))
+                    if let href = link.href {
+                        out.append(ascii: ",\"href\":")
+                        string(UnsafeBufferPointer(rebasing: bytes[href]))
+                    }
+                    out.append(ascii: ",\"element\":\"")
+                    out.append(ascii: link.element.name)
+                    out.append(UInt8(ascii: "\""))
+                    if let rel = link.rel {
+                        out.append(ascii: ",\"rel\":")
+                        string(UnsafeBufferPointer(rebasing: bytes[rel]))
+                    }
+                    if let text = link.text {
+                        out.append(ascii: ",\"text\":")
+                        string(UnsafeBufferPointer(rebasing: bytes[text]))
+                    }
+                    out.append(UInt8(ascii: "}"))
                 }
-                out.append(ascii: ",\"element\":\"")
-                out.append(ascii: link.element.name)
-                out.append(UInt8(ascii: "\""))
-                if let rel = link.rel {
-                    out.append(ascii: ",\"rel\":")
-                    string(rel)
-                }
-                if let text = link.text {
-                    out.append(ascii: ",\"text\":")
-                    string(text)
-                }
-                out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
         }

@@ -4,13 +4,15 @@ import Glibc
 /// `<base>`, the canonical link, meta tags, links, headings and the visible text. Everything is bounded: the text
 /// by `maxTextBytes`, the listed links by `maxHTMLLinks`, the rest (and the links' bytes) by `maxValueBytes`.
 final class HTMLExtractor {
+    /// A listed link: its fields are ranges of ``linkBytes`` (one buffer for all links rather than arrays for each:
+    /// a page has a hundred links and more; docs/html-parser.md#cost).
     struct Link {
-        var url: [UInt8]
+        var url: Range<Int>
         /// The attribute as written, when it differs from `url`.
-        var href: [UInt8]?
+        var href: Range<Int>?
         var element: HTMLTag.Kind
-        var rel: [UInt8]?
-        var text: [UInt8]?
+        var rel: Range<Int>?
+        var text: Range<Int>?
     }
 
     // Settings.
@@ -30,6 +32,8 @@ final class HTMLExtractor {
     private(set) var canonical: [UInt8]?
     private(set) var meta: [(key: [UInt8], content: [UInt8])] = []
     private(set) var links: [Link] = []
+    /// The bytes of the links' fields.
+    private(set) var linkBytes: [UInt8] = []
     private(set) var linksTotal = 0
     private(set) var headings: [(level: Int, text: [UInt8])] = []
     @exclusivity(unchecked) private(set) var text: TextBuilder
@@ -108,7 +112,7 @@ final class HTMLExtractor {
         } else {
             documentURL = nil
         }
-        resolutionBase = documentURL.flatMap(Self.nulTerminatedBase)
+        resolutionBase = documentURL
         open.reserveCapacity(64)
     }
 
@@ -259,7 +263,7 @@ final class HTMLExtractor {
             let resolved = resolve(reference)
             guard resolved.count <= Self.maxBaseURLBytes, spend(resolved.count) else { return }
             base = resolved
-            if URLReference.hasScheme(resolved) { resolutionBase = Self.nulTerminatedBase(resolved) }
+            if URLReference.hasScheme(resolved) { resolutionBase = resolved }
         case .link:
             guard let href = Self.value(of: "href", in: attributes) else { return }
             let rel = Self.value(of: "rel", in: attributes)
@@ -376,28 +380,59 @@ final class HTMLExtractor {
             linksTruncated = true
             return -1
         }
-        let raw = Array(UnsafeBufferPointer(start: attribute, count: length))
-        guard let reference = URLReference.linkTarget(raw) else { return -1 }
-        let url = resolve(reference)
-        var relBytes = rel.map { Self.trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let raw = UnsafeBufferPointer(start: attribute, count: length)
+        var relBytes = rel.map(Self.trimmedBuffer).flatMap { $0.isEmpty ? nil : $0 }
         if let value = relBytes, value.count > Self.maxShortTextBytes { relBytes = nil }
-        let href = url == raw ? nil : raw
-        guard spend(url.count + (href?.count ?? 0) + (relBytes?.count ?? 0) + (text?.count ?? 0) + 40) else {
+        if URLReference.isPlain(raw) {
+            // Nothing to clean or escape (the common case): the target is the attribute itself, and libxml2 resolves
+            // it in place, NUL-terminated as it is.
+            if let base = resolutionBase, !URLReference.hasScheme(raw) {
+                return LibXML2HTML.withResolved(attribute, against: base) { resolved in
+                    storeLink(url: resolved ?? raw, raw: raw, kind, rel: relBytes, text: text)
+                }
+            }
+            return storeLink(url: raw, raw: raw, kind, rel: relBytes, text: text)
+        }
+        guard let reference = URLReference.linkTarget(Array(raw)) else { return -1 }
+        return resolve(reference).withUnsafeBufferPointer { url in
+            storeLink(url: url, raw: raw, kind, rel: relBytes, text: text)
+        }
+    }
+
+    /// Lists a link whose target resolved to `url`, when it fits `maxValueBytes`; returns its index in `links`, or -1.
+    private func storeLink(
+        url: UnsafeBufferPointer<UInt8>, raw: UnsafeBufferPointer<UInt8>, _ kind: HTMLTag.Kind,
+        rel: UnsafeBufferPointer<UInt8>?, text: [UInt8]?
+    ) -> Int {
+        let same = url.count == raw.count && (url.isEmpty || memcmp(url.baseAddress!, raw.baseAddress!, url.count) == 0)
+        guard spend(url.count + (same ? 0 : raw.count) + (rel?.count ?? 0) + (text?.count ?? 0) + 40) else {
             linkBudgetSpent = true
             linksTruncated = true
             return -1
         }
-        links.append(Link(url: url, href: href, element: kind, rel: relBytes, text: text))
+        let urlRange = store(url)
+        let hrefRange = same ? nil : store(raw)
+        let relRange = rel.map(store)
+        let textRange = text.map { $0.withUnsafeBufferPointer(store) }
+        links.append(Link(url: urlRange, href: hrefRange, element: kind, rel: relRange, text: textRange))
         return links.count - 1
+    }
+
+    /// Appends `bytes` to `linkBytes`; returns where they are.
+    private func store(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        let start = linkBytes.count
+        linkBytes.append(contentsOf: bytes)
+        return start..<linkBytes.count
     }
 
     private func resolve(_ reference: [UInt8]) -> [UInt8] {
         guard let base = resolutionBase else { return reference }
-        return LibXML2HTML.resolve(reference, againstNulTerminated: base) ?? reference
+        // A reference with a scheme is absolute: libxml2 2.9's `xmlBuildURI` returns it as it is (or nil when it does
+        // not parse), so it is the link either way and libxml2 is not asked (most of a page's links are absolute;
+        // docs/html-parser.md#cost).
+        if URLReference.hasScheme(reference) { return reference }
+        return LibXML2HTML.resolve(reference, against: base) ?? reference
     }
-
-    /// `url` with a NUL after it, as libxml2 takes it, made once for all the links resolved against it.
-    private static func nulTerminatedBase(_ url: [UInt8]) -> [UInt8] { url + [0] }
 
     private func finishTitle() {
         titleText.finish()
@@ -424,7 +459,7 @@ final class HTMLExtractor {
     private func finishAnchor() {
         anchorText.finish()
         if anchorLink >= 0 && !anchorText.bytes.isEmpty && spend(anchorText.bytes.count) {
-            links[anchorLink].text = anchorText.bytes
+            links[anchorLink].text = anchorText.bytes.withUnsafeBufferPointer(store)
         }
         anchorDepth = 0
         anchorLink = -1
@@ -461,23 +496,28 @@ final class HTMLExtractor {
 
     /// Whether an inline style declares `display:none` or `visibility:hidden` (white space and case ignored).
     private static func styleHides(_ value: UnsafePointer<UInt8>) -> Bool {
-        var compact: [UInt8] = []
         var i = 0
         while value[i] != 0 {
-            let byte = value[i]
-            if !TextBuilder.isSpace(byte) { compact.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-            i += 1
+            switch value[i] | 0x20 {
+            case 0x64 where matches(value + i, "display:none"): return true // d
+            case 0x76 where matches(value + i, "visibility:hidden"): return true // v
+            default: i += 1
+            }
         }
-        return contains(compact, "display:none") || contains(compact, "visibility:hidden")
+        return false
     }
 
-    private static func contains(_ haystack: [UInt8], _ needle: StaticString) -> Bool {
-        let n = needle.utf8CodeUnitCount
-        guard haystack.count >= n else { return false }
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: n)
-        return haystack.indices.dropLast(n - 1).contains { start in
-            haystack[start] == pattern[0] && haystack[start..<start + n].elementsEqual(pattern)
+    /// Whether `string` starts with `pattern` (lowercase) when white space is skipped and ASCII letters are
+    /// lowercased.
+    private static func matches(_ string: UnsafePointer<UInt8>, _ pattern: StaticString) -> Bool {
+        var i = 0
+        for k in 0..<pattern.utf8CodeUnitCount {
+            while TextBuilder.isSpace(string[i]) { i += 1 }
+            let byte = string[i]
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == pattern.utf8Start[k] else { return false }
+            i += 1
         }
+        return true
     }
 
     /// Whether `string` holds `title` (ASCII case ignored): a meta tag that fills a title slot does.
@@ -520,6 +560,15 @@ final class HTMLExtractor {
         guard let first = all.firstIndex(where: { !TextBuilder.isSpace($0) }) else { return [] }
         let last = all.lastIndex(where: { !TextBuilder.isSpace($0) })!
         return Array(all[first...last])
+    }
+
+    /// The value without ASCII white space at either end, in place.
+    static func trimmedBuffer(_ string: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0
+        while TextBuilder.isSpace(string[start]) { start += 1 }
+        var end = start + strlen(string + start)
+        while end > start && TextBuilder.isSpace(string[end - 1]) { end -= 1 }
+        return UnsafeBufferPointer(start: string + start, count: end - start)
     }
 
     /// Whether a space-separated token list holds `token` (ASCII case-insensitive).

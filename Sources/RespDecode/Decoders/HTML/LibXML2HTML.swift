@@ -106,17 +106,44 @@ enum LibXML2HTML {
         return sax
     }()
 
-    /// Resolves `reference` (already cleaned and escaped) against the absolute URL `base` (ending in a NUL) with
-    /// libxml2's RFC 3986 resolution; nil when libxml2 cannot parse one of them.
-    static func resolve(_ reference: [UInt8], againstNulTerminated base: [UInt8]) -> [UInt8]? {
-        precondition(base.last == 0, "the base must end in NUL")
-        var reference = reference
-        reference.append(0)
-        guard let built = xmlBuildURI(reference, base) else { return nil }
-        defer { respdecode_xml_free(built) }
-        return Array(
-            UnsafeBufferPointer(
-                start: built, count: strlen(UnsafeRawPointer(built).assumingMemoryBound(to: CChar.self))))
+    /// Resolves `reference` (already cleaned and escaped) against the absolute URL `base` with libxml2's RFC 3986
+    /// resolution; nil when libxml2 cannot parse one of them.
+    static func resolve(_ reference: [UInt8], against base: [UInt8]) -> [UInt8]? {
+        withCString(reference) { reference in
+            withCString(base) { base in
+                guard let built = xmlBuildURI(reference, base) else { return nil }
+                defer { respdecode_xml_free(built) }
+                return Array(
+                    UnsafeBufferPointer(
+                        start: built, count: strlen(UnsafeRawPointer(built).assumingMemoryBound(to: CChar.self))))
+            }
+        }
+    }
+
+    /// Resolves the NUL-terminated `reference` against `base` as ``resolve(_:against:)`` does and calls `body` with
+    /// the result (nil when libxml2 cannot parse one of them), valid during the call only.
+    static func withResolved<R>(
+        _ reference: UnsafePointer<UInt8>, against base: [UInt8], _ body: (UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
+        withCString(base) { base in
+            guard let built = xmlBuildURI(reference, base) else { return body(nil) }
+            defer { respdecode_xml_free(built) }
+            return body(
+                UnsafeBufferPointer(
+                    start: built, count: strlen(UnsafeRawPointer(built).assumingMemoryBound(to: CChar.self))))
+        }
+    }
+
+    /// Calls `body` with `bytes` and a NUL after them, in a temporary buffer (on the stack when small).
+    private static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
+            let base = buffer.baseAddress!
+            bytes.withUnsafeBufferPointer { source in
+                if let start = source.baseAddress { base.initialize(from: start, count: source.count) }
+            }
+            base[bytes.count] = 0
+            return body(UnsafePointer(base))
+        }
     }
 }
 
@@ -240,7 +267,33 @@ enum HTMLAttributeScan {
         var root = 1
         while root * root <= 2 * pairBudget { root += 1 }
         guard text.count > 2 * min(limit, root), let base = text.baseAddress else { return nil }
-        let n = text.count
+        // The byte loops test a class table (one load per byte) rather than five comparisons: this scan reads every
+        // tag of the page before libxml2 does (docs/html-parser.md#cost).
+        return classes.withUnsafeBufferPointer { table in
+            firstTag(
+                exceeding: limit, pairBudget: pairBudget, in: base, count: text.count, classes: table.baseAddress!)
+        }
+    }
+
+    /// Classes of bytes for the scan: HTML's white space, `>`, `/`, `=`.
+    private static let space: UInt8 = 1
+    private static let greater: UInt8 = 2
+    private static let slash: UInt8 = 4
+    private static let equals: UInt8 = 8
+
+    private static let classes: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 256)
+        for byte in [0x20, 0x0A, 0x09, 0x0D, 0x0C] { table[byte] = space }
+        table[0x3E] = greater
+        table[0x2F] = slash
+        table[0x3D] = equals
+        return table
+    }()
+
+    private static func firstTag(
+        exceeding limit: Int, pairBudget: Int, in base: UnsafePointer<UInt8>, count n: Int,
+        classes: UnsafePointer<UInt8>
+    ) -> (offset: Int, overBudget: Bool)? {
         var pairs = 0
         var i = 0
         while i < n {
@@ -265,24 +318,24 @@ enum HTMLAttributeScan {
                 i = k
                 continue
             }
-            // The tag name.
-            while k < n && !isSpace(base[k]) && base[k] != 0x3E && base[k] != 0x2F { k += 1 }
+            // The tag name: up to white space, `>` or `/`.
+            while k < n && classes[Int(base[k])] & (space | greater | slash) == 0 { k += 1 }
             var count = 0
             while k < n {
-                while k < n && (isSpace(base[k]) || base[k] == 0x2F) { k += 1 }
+                while k < n && classes[Int(base[k])] & (space | slash) != 0 { k += 1 }
                 guard k < n, base[k] != 0x3E else { break }
-                // A name: at least one byte.
+                // A name: at least one byte, up to white space, `=`, `>` or `/`.
                 k += 1
-                while k < n && !isSpace(base[k]) && base[k] != 0x3D && base[k] != 0x3E && base[k] != 0x2F { k += 1 }
+                while k < n && classes[Int(base[k])] == 0 { k += 1 }
                 // The new name is compared with the `count` before it.
                 pairs += count
                 count += 1
                 if count > limit { return (lt, false) }
                 if pairs > pairBudget { return (lt, true) }
-                while k < n && isSpace(base[k]) { k += 1 }
+                while k < n && classes[Int(base[k])] == space { k += 1 }
                 guard k < n, base[k] == 0x3D else { continue }
                 k += 1
-                while k < n && isSpace(base[k]) { k += 1 }
+                while k < n && classes[Int(base[k])] == space { k += 1 }
                 guard k < n else { break }
                 let quote = base[k]
                 if quote == 0x22 || quote == 0x27 {
@@ -292,16 +345,13 @@ enum HTMLAttributeScan {
                     }
                     k = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base + 1
                 } else {
-                    while k < n && !isSpace(base[k]) && base[k] != 0x3E { k += 1 }
+                    // An unquoted value: up to white space or `>`.
+                    while k < n && classes[Int(base[k])] & (space | greater) == 0 { k += 1 }
                 }
             }
             i = k
         }
         return nil
-    }
-
-    @inline(__always) private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C
     }
 
     /// The offset of `needle` in `base[from..<to]`, or nil.

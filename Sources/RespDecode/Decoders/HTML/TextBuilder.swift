@@ -24,7 +24,8 @@ struct TextBuilder {
     /// HTML's ASCII white space.
     @inline(__always)
     static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == 0x0C
+        // Bits 0x09, 0x0A, 0x0C, 0x0D and 0x20.
+        byte <= 0x20 && (0x1_0000_3600 as UInt64) &>> UInt64(byte) & 1 != 0
     }
 
     /// A block boundary: `count` (1 or 2) line breaks before the next text.
@@ -61,9 +62,30 @@ struct TextBuilder {
                 while i < n && Self.isSpace(base[i]) { i += 1 }
                 if i == n { return }
             }
+            // Words separated by single spaces are what collapsing gives already: they are copied as one run.
             let start = i
             i += 1
-            while i < n && !Self.isSpace(base[i]) { i += 1 }
+            while i < n {
+                if n - i >= 8 {
+                    // Eight bytes at a time up to the first one below 0x21 (white space or a control): the high bit of
+                    // each such byte, exact for the lowest (a borrow only runs upwards from a real one).
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                    let low = (word &- 0x2121_2121_2121_2121) & ~word & 0x8080_8080_8080_8080
+                    guard low != 0 else {
+                        i += 8
+                        continue
+                    }
+                    i += low.trailingZeroBitCount >> 3
+                }
+                let byte = base[i]
+                if !Self.isSpace(byte) {
+                    i += 1
+                } else if byte == 0x20 && i + 1 < n && !Self.isSpace(base[i + 1]) {
+                    i += 2
+                } else {
+                    break
+                }
+            }
             flush()
             appendRaw(UnsafeBufferPointer(start: base + start, count: i - start))
             if truncated { return }
@@ -149,14 +171,23 @@ struct TextBuilder {
 }
 
 /// A link target as an HTML page writes it, made ready for resolution (docs/decoding.md#links).
+///
+/// Every link of a page passes here (a hundred and more per page), so the common case, a clean target that needs
+/// no escaping, allocates nothing: the same array comes back.
 enum URLReference {
     /// The target of an `href`, `src` or `action`, cleaned and escaped; nil when it is no link to follow: empty, a
     /// fragment of this page (`#…`), or a `javascript:`, `vbscript:` or `data:` URL.
     static func linkTarget(_ raw: [UInt8]) -> [UInt8]? {
-        let cleaned = clean(raw)
+        // A target without a byte to escape has none to clean either (those are white space and controls): one pass
+        // decides both.
+        let plain = !containsEscapable(raw)
+        let cleaned = plain ? raw : clean(raw)
         guard let first = cleaned.first, first != 0x23 else { return nil }
-        if let scheme = scheme(of: cleaned), refusedSchemes.contains(scheme) { return nil }
-        return escaped(cleaned)
+        let refused = cleaned.withUnsafeBufferPointer { buffer in
+            schemeLength(of: buffer).map { isRefused(UnsafeBufferPointer(rebasing: buffer[..<$0])) } ?? false
+        }
+        if refused { return nil }
+        return plain ? cleaned : escaped(cleaned)
     }
 
     /// Whether ``linkTarget(_:)`` would give a target for this NUL-terminated attribute value, checked in place.
@@ -166,8 +197,12 @@ enum URLReference {
         let first = value[i]
         guard first != 0, first != 0x23 else { return false }
         guard (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return true }
-        // A scheme, with tabs and line feeds (which the URL parser removes) skipped.
-        var scheme: [UInt8] = []
+        // A scheme, with tabs and line feeds (which the URL parser removes) skipped, matched against the refused
+        // ones as it is read (at most 10 bytes).
+        var length = 0
+        var javascript = true
+        var vbscript = true
+        var data = true
         while true {
             let byte = value[i]
             if byte == 0x09 || byte == 0x0A || byte == 0x0D {
@@ -178,18 +213,45 @@ enum URLReference {
             let lower = byte | 0x20
             guard
                 (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D
-                    || byte == 0x2E, scheme.count < 10
+                    || byte == 0x2E, length < 10
             else { return true }
-            scheme.append(byte >= 0x41 && byte <= 0x5A ? lower : byte)
+            let folded = byte >= 0x41 && byte <= 0x5A ? lower : byte
+            javascript = javascript && matches(folded, "javascript", at: length)
+            vbscript = vbscript && matches(folded, "vbscript", at: length)
+            data = data && matches(folded, "data", at: length)
+            length += 1
             i += 1
         }
-        return !refusedSchemes.contains(scheme)
+        return !((javascript && length == 10) || (vbscript && length == 8) || (data && length == 4))
     }
 
-    private static let refusedSchemes: [[UInt8]] = ["javascript", "vbscript", "data"].map { Array($0.utf8) }
+    @inline(__always)
+    private static func matches(_ byte: UInt8, _ name: StaticString, at index: Int) -> Bool {
+        index < name.utf8CodeUnitCount && name.utf8Start[index] == byte
+    }
+
+    /// Whether a scheme (without its `:`) is one whose URLs are no links: `javascript`, `vbscript`, `data`, any
+    /// case.
+    private static func isRefused(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        equalsLowercased(scheme, "javascript") || equalsLowercased(scheme, "vbscript")
+            || equalsLowercased(scheme, "data")
+    }
+
+    private static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        for i in 0..<bytes.count where bytes[i] | 0x20 != name.utf8Start[i] { return false }
+        return true
+    }
 
     /// The URL parser's first steps: C0 controls and spaces trimmed at both ends, tabs and line feeds removed.
     static func clean(_ raw: [UInt8]) -> [UInt8] {
+        // Usually there is nothing to remove: the same array, not a copy.
+        let unchanged = raw.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.first, let last = buffer.last, first > 0x20, last > 0x20 else { return false }
+            for byte in buffer where byte == 0x09 || byte == 0x0A || byte == 0x0D { return false }
+            return true
+        }
+        if unchanged { return raw }
         guard let first = raw.firstIndex(where: { $0 > 0x20 }) else { return [] }
         let last = raw.lastIndex(where: { $0 > 0x20 })!
         var out = Array(raw[first...last])
@@ -199,11 +261,12 @@ enum URLReference {
         return out
     }
 
-    /// The scheme, lowercased, when the reference starts with one (`letter *(letter / digit / + / - / .) :`).
-    static func scheme(of reference: [UInt8]) -> [UInt8]? {
+    /// The length of the scheme (without its `:`) when the reference starts with one
+    /// (`letter *(letter / digit / + / - / .) :`), else nil.
+    static func schemeLength(of reference: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let first = reference.first, (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return nil }
         for (i, byte) in reference.enumerated() {
-            if byte == 0x3A { return reference[..<i].map { $0 | 0x20 } }
+            if byte == 0x3A { return i }
             let lower = byte | 0x20
             guard
                 (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D
@@ -213,12 +276,16 @@ enum URLReference {
         return nil
     }
 
-    static func hasScheme(_ reference: [UInt8]) -> Bool { scheme(of: reference) != nil }
+    static func hasScheme(_ reference: [UInt8]) -> Bool {
+        reference.withUnsafeBufferPointer { schemeLength(of: $0) != nil }
+    }
+
+    static func hasScheme(_ reference: UnsafeBufferPointer<UInt8>) -> Bool { schemeLength(of: reference) != nil }
 
     /// Percent-encodes what RFC 3986 does not allow in a URI and browsers encode: controls, space, non-ASCII bytes,
     /// `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}` (libxml2's resolution refuses them).
     static func escaped(_ reference: [UInt8]) -> [UInt8] {
-        guard reference.contains(where: needsEscape) else { return reference }
+        guard containsEscapable(reference) else { return reference }
         var out: [UInt8] = []
         out.reserveCapacity(reference.count + 16)
         let hex = Array("0123456789ABCDEF".utf8)
@@ -232,11 +299,29 @@ enum URLReference {
         return out
     }
 
+    /// Whether a byte of `bytes` is one ``escaped(_:)`` encodes.
+    private static func containsEscapable(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { !isPlain($0) }
+    }
+
+    /// Whether a target needs neither cleaning nor escaping: no byte to escape (white space and controls, which
+    /// cleaning removes, are such bytes). ``linkTarget(_:)`` of a plain target that ``isLinkTarget(_:)`` accepts is
+    /// the target itself.
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where needsEscape(byte) { return false }
+        return true
+    }
+
+    /// Bits of the printable ASCII bytes to escape: `"` `<` `>` (0x22, 0x3C, 0x3E) and `\` `^` `` ` `` `{` `|` `}`
+    /// (0x5C, 0x5E, 0x60, 0x7B-0x7D), as two 64-bit masks.
+    private static let escapeLow: UInt64 = 1 << 0x22 | 1 << 0x3C | 1 << 0x3E
+    private static let escapeHigh: UInt64 =
+        1 << (0x5C - 64) | 1 << (0x5E - 64) | 1 << (0x60 - 64)
+        | 1 << (0x7B - 64) | 1 << (0x7C - 64) | 1 << (0x7D - 64)
+
     @inline(__always)
     private static func needsEscape(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0...0x20, 0x7F...0xFF, 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D: true
-        default: false
-        }
+        if byte <= 0x20 || byte >= 0x7F { return true }
+        return (byte < 64 ? escapeLow &>> UInt64(byte) : escapeHigh &>> UInt64(byte - 64)) & 1 != 0
     }
 }

@@ -158,6 +158,24 @@ struct HTMLDecoderTests {
         #expect(urls == ["mailto:x@example.com", "http://example.com/dir/page.html?q=1#f"])
     }
 
+    @Test func absoluteReferencesAreWhatXMLBuildURIGives() throws {
+        // The decoder does not ask libxml2 to resolve a reference with a scheme (docs/html-parser.md#cost), because
+        // libxml2 2.9's xmlBuildURI gives such a reference back unchanged, or nil when it does not parse. A libxml2
+        // that normalized absolute references would fail this.
+        let base = Array("http://example.com/dir/page.html".utf8)
+        let references = [
+            "https://a.example/x/../y/./z?q=1#f", "HTTP://A.Example/%7e%7E", "mailto:someone@example.com",
+            "a+b-c.d:x", "http://[::1", "x:%zz", "tel:+1-555-0100", "https://a.example:99999/",
+        ]
+        for reference in references {
+            let bytes = Array(reference.utf8)
+            #expect(LibXML2HTML.resolve(bytes, against: base) ?? bytes == bytes, "\(reference)")
+            let link = try decodeHTML("<a href=\"\(reference)\">x</a>").links.first
+            #expect(link?["url"] == reference)
+            #expect(link?["href"] == nil)
+        }
+    }
+
     @Test func withoutAURLLinksStayRelative() throws {
         let result = try decodeHTML(#"<a href="a b.html">x</a><a href="/c">y</a>"#, url: nil)
         #expect(result.links.map { $0["url"] } == ["a%20b.html", "/c"])
