@@ -46,11 +46,11 @@ enum LibXML2HTML {
     static func parse(_ text: UnsafeBufferPointer<UInt8>, into extractor: HTMLExtractor, maxDepth: Int) -> String? {
         _ = processSetup
         respdecode_xml_silence_this_thread()
+        let scan = HTMLAttributeScan.scan(
+            text, attributeLimit: maxAttributesPerElement, pairBudget: maxAttributePairs)
         var text = text
         var cut: String?
-        if let found = HTMLAttributeScan.firstTag(
-            exceeding: maxAttributesPerElement, pairBudget: maxAttributePairs, in: text)
-        {
+        if let found = scan.cut {
             text = UnsafeBufferPointer(rebasing: text[..<found.offset])
             cut =
                 found.overBudget
@@ -58,6 +58,18 @@ enum LibXML2HTML {
                     + "the document was read up to the tag that passes it"
                 : "a start tag has more than \(maxAttributesPerElement) attributes: the document was read up to it"
         }
+        // Script and style content is dropped before libxml2 reads it (docs/decoding.md#visible-text): the ranges
+        // all lie before the cut, and libxml2 gets the text without them.
+        guard !scan.dropped.isEmpty else { return parse(text, cut: cut, into: extractor, maxDepth: maxDepth) }
+        let compacted = HTMLAttributeScan.compact(text, dropping: scan.dropped)
+        return compacted.withUnsafeBufferPointer { parse($0, cut: cut, into: extractor, maxDepth: maxDepth) }
+    }
+
+    private static func parse(
+        _ text: UnsafeBufferPointer<UInt8>, cut: String?, into extractor: HTMLExtractor, maxDepth: Int
+    ) -> String? {
+        var text = text
+        var cut = cut
         // libxml2 takes an Int32 length; a larger body is read up to 2 GiB (the body limits are far below).
         if text.count > Int(Int32.max) {
             text = UnsafeBufferPointer(rebasing: text[..<Int(Int32.max)])
@@ -249,29 +261,64 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
     }
 }
 
-/// Finds the first start tag with more attributes than a limit, or where the attribute comparisons of all tags so far
-/// pass a budget, before libxml2 sees the text (libxml2 compares a tag's attributes pairwise). A small lexer that may
-/// count more attributes than libxml2 parses, never fewer: text is skipped with `memchr`, comments are skipped, and in
-/// a start tag (`<` and a letter) every name counts, quoted values are skipped to their closing quote, unquoted ones
-/// to white space or `>`. It does not know script or style content, so what looks like a tag there counts too; and
-/// an unclosed quote or comment ends only that tag or comment (libxml2 would read to the end of input, but a quote in
-/// a script must not blind the scan to the tags after it).
+/// The pre-pass over the page before libxml2 reads it (docs/decoding.md#bounds, docs/decoding.md#visible-text):
+/// it finds the first start tag with more attributes than a limit, or where the attribute comparisons of all tags so
+/// far pass a budget (libxml2 compares a tag's attributes pairwise), and the content of `<script>` and `<style>`
+/// elements to drop.
+///
+/// A small lexer that may count more attributes than libxml2 parses, never fewer: text is skipped with `memchr`,
+/// comments are skipped, and in a start tag (`<` and a letter) every name counts, quoted values are skipped to their
+/// closing quote, unquoted ones to white space or `>`. An unclosed quote or comment ends only that tag or comment
+/// (libxml2 would read to the end of input, but a quote in a script must not blind the scan to the tags after it).
+///
+/// Script and style content: libxml2 2.9.14 reads it one character at a time (15 % of the html decoder's time,
+/// docs/html-parser.md#cost) and, without `HTML_PARSE_RECOVER`, ends it at the first `</` and a letter, so that
+/// script text leaked into the visible text. After a `<script>` or `<style>` start tag (any case; not one ending in
+/// `/>`, which libxml2 closes at once, and not one whose quote is unclosed), the content up to HTML's end tag
+/// (`</script` or `</style`, any case, then white space, `/` or `>`), or to the end of input, is dropped, so that
+/// libxml2 sees the start tag and the end tag only. A script whose start tag mentions `json` (JSON-LD, which the
+/// headline reads) is kept whole and scanned as text, as before.
 enum HTMLAttributeScan {
+    /// What the scan found: the tag to end the document before (nil when none), and the byte ranges to drop, as
+    /// pairs of start and end offsets in `text`, ascending, each non-empty and all before the cut.
+    struct Result {
+        var cut: (offset: Int, overBudget: Bool)?
+        var dropped: [Int] = []
+    }
+
     /// The offset of the `<` of the first start tag with more than `limit` attributes (`overBudget` false), or of the
     /// one whose comparisons take the document's past `pairBudget` (`overBudget` true); nil when there is none.
     static func firstTag(
         exceeding limit: Int, pairBudget: Int, in text: UnsafeBufferPointer<UInt8>
     ) -> (offset: Int, overBudget: Bool)? {
-        // Each attribute takes at least two bytes (`a ` ): a text of fewer than 2·limit bytes has no tag over the
-        // limit, and one of fewer than 2·√(2·budget) bytes cannot pass the budget.
-        var root = 1
-        while root * root <= 2 * pairBudget { root += 1 }
-        guard text.count > 2 * min(limit, root), let base = text.baseAddress else { return nil }
+        scan(text, attributeLimit: limit, pairBudget: pairBudget).cut
+    }
+
+    /// The scan of `text`: see the type's description.
+    static func scan(_ text: UnsafeBufferPointer<UInt8>, attributeLimit limit: Int, pairBudget: Int) -> Result {
+        guard let base = text.baseAddress, !text.isEmpty else { return Result() }
         // The byte loops test a class table (one load per byte) rather than five comparisons: this scan reads every
         // tag of the page before libxml2 does (docs/html-parser.md#cost).
         return classes.withUnsafeBufferPointer { table in
-            firstTag(
-                exceeding: limit, pairBudget: pairBudget, in: base, count: text.count, classes: table.baseAddress!)
+            scan(base, count: text.count, limit: limit, pairBudget: pairBudget, classes: table.baseAddress!)
+        }
+    }
+
+    /// `text` without the `dropped` ranges of a ``Result``.
+    static func compact(_ text: UnsafeBufferPointer<UInt8>, dropping dropped: [Int]) -> [UInt8] {
+        var removed = 0
+        for pair in stride(from: 0, to: dropped.count, by: 2) { removed += dropped[pair + 1] - dropped[pair] }
+        return [UInt8](unsafeUninitializedCapacity: text.count - removed) { buffer, initialized in
+            guard let source = text.baseAddress, let target = buffer.baseAddress else { return }
+            var from = 0
+            var to = 0
+            for pair in stride(from: 0, to: dropped.count + 2, by: 2) {
+                let end = pair < dropped.count ? dropped[pair] : text.count
+                (target + to).initialize(from: source + from, count: end - from)
+                to += end - from
+                if pair < dropped.count { from = dropped[pair + 1] }
+            }
+            initialized = to
         }
     }
 
@@ -290,17 +337,17 @@ enum HTMLAttributeScan {
         return table
     }()
 
-    private static func firstTag(
-        exceeding limit: Int, pairBudget: Int, in base: UnsafePointer<UInt8>, count n: Int,
-        classes: UnsafePointer<UInt8>
-    ) -> (offset: Int, overBudget: Bool)? {
+    private static func scan(
+        _ base: UnsafePointer<UInt8>, count n: Int, limit: Int, pairBudget: Int, classes: UnsafePointer<UInt8>
+    ) -> Result {
+        var result = Result()
         var pairs = 0
         var i = 0
         while i < n {
-            guard let found = memchr(base + i, 0x3C, n - i) else { return nil }
+            guard let found = memchr(base + i, 0x3C, n - i) else { return result }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
             var k = lt + 1
-            guard k < n else { return nil }
+            guard k < n else { return result }
             let first = base[k]
             if first == 0x21 { // <!
                 if k + 2 < n && base[k + 1] == 0x2D && base[k + 2] == 0x2D {
@@ -320,6 +367,7 @@ enum HTMLAttributeScan {
             }
             // The tag name: up to white space, `>` or `/`.
             while k < n && classes[Int(base[k])] & (space | greater | slash) == 0 { k += 1 }
+            let nameEnd = k
             var count = 0
             while k < n {
                 while k < n && classes[Int(base[k])] & (space | slash) != 0 { k += 1 }
@@ -330,8 +378,14 @@ enum HTMLAttributeScan {
                 // The new name is compared with the `count` before it.
                 pairs += count
                 count += 1
-                if count > limit { return (lt, false) }
-                if pairs > pairBudget { return (lt, true) }
+                if count > limit {
+                    result.cut = (lt, false)
+                    return result
+                }
+                if pairs > pairBudget {
+                    result.cut = (lt, true)
+                    return result
+                }
                 while k < n && classes[Int(base[k])] == space { k += 1 }
                 guard k < n, base[k] == 0x3D else { continue }
                 k += 1
@@ -350,8 +404,65 @@ enum HTMLAttributeScan {
                 }
             }
             i = k
+            // A script or style start tag closed by `>` (not `/>`): its content is dropped up to the end tag.
+            guard k < n, base[k] == 0x3E, base[k - 1] != 0x2F,
+                let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1),
+                name.count == 5 || !mentionsJSON(base + nameEnd, count: k - nameEnd)
+            else { continue }
+            let end = endTag(name, in: base, from: k + 1, to: n, classes: classes)
+            if end > k + 1 {
+                result.dropped.append(k + 1)
+                result.dropped.append(end)
+            }
+            i = end
         }
-        return nil
+        return result
+    }
+
+    private static let script = Array("script".utf8)
+    private static let style = Array("style".utf8)
+
+    /// `script` or `style` (lowercase) when the `count` bytes at `name` are one of them in any case, else nil.
+    @inline(__always)
+    private static func rawTextName(_ name: UnsafePointer<UInt8>, count: Int) -> [UInt8]? {
+        guard count == 5 || count == 6, name[0] | 0x20 == 0x73 else { return nil } // s
+        let candidate = count == 6 ? script : style
+        for j in 1..<count where name[j] | 0x20 != candidate[j] { return nil }
+        return candidate
+    }
+
+    /// Whether `json` (any case) occurs in the `count` bytes at `bytes` (a start tag's attributes).
+    private static func mentionsJSON(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        guard count >= 4 else { return false }
+        for j in 0...(count - 4)
+        where bytes[j] | 0x20 == 0x6A && bytes[j + 1] | 0x20 == 0x73 && bytes[j + 2] | 0x20 == 0x6F
+            && bytes[j + 3] | 0x20 == 0x6E
+        {
+            return true
+        }
+        return false
+    }
+
+    /// The offset of HTML's end tag of raw-text element `name` (lowercase) in `base[from..<to]`: `</`, the name in
+    /// any case, then white space, `/` or `>`; `to` when there is none.
+    private static func endTag(
+        _ name: [UInt8], in base: UnsafePointer<UInt8>, from: Int, to n: Int, classes: UnsafePointer<UInt8>
+    ) -> Int {
+        let length = name.count
+        var i = from
+        while i < n {
+            guard let found = memchr(base + i, 0x3C, n - i) else { return n }
+            let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            i = lt + 1
+            guard lt + 2 + length < n, base[lt + 1] == 0x2F else { continue }
+            var matches = true
+            for j in 0..<length where base[lt + 2 + j] | 0x20 != name[j] {
+                matches = false
+                break
+            }
+            if matches && classes[Int(base[lt + 2 + length])] & (space | slash | greater) != 0 { return lt }
+        }
+        return n
     }
 
     /// The offset of `needle` in `base[from..<to]`, or nil.
