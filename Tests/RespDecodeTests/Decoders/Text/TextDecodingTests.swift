@@ -44,6 +44,20 @@ struct TextDecodingTests {
             + "82ea82cd92b782a295b68fcd82cc97e182c582a082e881418c9f8f6f8aed82aa90b382b582ad93ae82ad82a982c782a482a982f0"
             + "8a6d82a982df82e982bd82df82cc82e082cc82c582b78142")
 
+    /// Bodies are given to iconv in windows: a two-byte sequence cut by a window's end is read whole from the next one,
+    /// and an incomplete one at the body's end is still one U+FFFD.
+    @Test("sequences across iconv's input windows")
+    func sequencesAcrossWindows() throws {
+        // "a" then 100,000 × "あ" (82 A0): every window boundary (64 KiB, even) falls inside a character.
+        let body = [UInt8(ascii: "a")] + Array(repeating: [UInt8]([0x82, 0xA0]), count: 100_000).joined()
+        let decoded = try Self.decode(body, charset: "shift_jis")
+        #expect(decoded.text == "a" + String(repeating: "あ", count: 100_000))
+        #expect(decoded.info.replacements == 0)
+        let cut = try Self.decode(body + [0x82], charset: "shift_jis")
+        #expect(cut.text == "a" + String(repeating: "あ", count: 100_000) + "\u{FFFD}")
+        #expect(cut.info.replacements == 1)
+    }
+
     // MARK: BOM
 
     @Test("a BOM wins over everything, and is stripped")
