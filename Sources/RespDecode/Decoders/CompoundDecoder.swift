@@ -131,7 +131,10 @@ public struct CompoundDecoder: Sendable {
                 }
                 return decodeBody(
                     body, mimeType: mimeType, charset: charset, url: record.url,
-                    contentLanguage: record.headers.values("Content-Language").last, recordError: recordError,
+                    // Only language detection reads it: no header lookup on every record otherwise.
+                    contentLanguage: settings.options.detectLanguage
+                        ? record.headers.values("Content-Language").last : nil,
+                    recordError: recordError,
                     line: line, warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }

@@ -340,18 +340,7 @@ enum ArticleTitle {
     static func article(in parsed: JSONValue) -> JSONLD? {
         var object = parsed
         if case .array(let items) = parsed {
-            // An item whose `@type` is there but not a string stops the search (Readability's lookup throws).
-            var found: JSONValue?
-            for item in items {
-                if case .null = item { return nil }
-                guard let type = item["@type"], isTruthy(type) else { continue }
-                guard let name = type.stringValue else { return nil }
-                if isArticleType(name) {
-                    found = item
-                    break
-                }
-            }
-            guard let found else { return nil }
+            guard let found = firstArticle(in: items) else { return nil }
             object = found
         }
         guard case .object = object else { return nil }
@@ -368,23 +357,23 @@ enum ArticleTitle {
         }
         guard isSchemaOrg else { return nil }
         if object["@type"].map(isTruthy) != true, case .array(let graph)? = object["@graph"] {
-            var found: JSONValue?
-            for item in graph {
-                if case .null = item { return nil }
-                let type = item["@type"]
-                if let type, isTruthy(type) {
-                    guard let name = type.stringValue else { return nil }
-                    if isArticleType(name) {
-                        found = item
-                        break
-                    }
-                }
-            }
-            guard let found else { return nil }
+            guard let found = firstArticle(in: graph) else { return nil }
             object = found
         }
         guard let type = object["@type"]?.stringValue, isArticleType(type) else { return nil }
         return JSONLD(name: object["name"]?.stringValue, headline: object["headline"]?.stringValue)
+    }
+
+    /// The first item of a JSON-LD array or `@graph` with an article `@type`; nil when there is none, or when a null
+    /// item or an item whose `@type` is there but not a string stops the search first (Readability's lookup throws).
+    private static func firstArticle(in items: [JSONValue]) -> JSONValue? {
+        for item in items {
+            if case .null = item { return nil }
+            guard let type = item["@type"], isTruthy(type) else { continue }
+            guard let name = type.stringValue else { return nil }
+            if isArticleType(name) { return item }
+        }
+        return nil
     }
 
     /// JavaScript's truthiness of a JSON value.

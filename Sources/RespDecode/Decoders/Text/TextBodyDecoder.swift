@@ -27,7 +27,8 @@ public struct TextBodyDecoder: BodyDecoder {
         if Self.isNoContent(body) { return false }
         let limits = context.options.limits
         let detectLanguage = context.options.detectLanguage
-        let hints = LanguageDetection.Hints(contentLanguage: context.contentLanguage, url: context.url)
+        let contentLanguage = context.contentLanguage
+        let url = context.url
         let mark = output.mark
         let warnings = try TextDecoding.withUTF8(
             body, declaredCharset: context.charset, kind: Self.kind(of: context.mimeType),
@@ -47,6 +48,7 @@ public struct TextBodyDecoder: BodyDecoder {
             output.append(ascii: ",\"charsetSource\":")
             output.appendJSONString(info.source.rawValue)
             if detectLanguage {
+                let hints = LanguageDetection.Hints(contentLanguage: contentLanguage, url: url)
                 output.appendLanguages(LanguageDetection.detect(text, isPlainText: true, hints: hints))
             }
             if info.truncated { output.append(ascii: ",\"truncated\":[\"text\"]") }

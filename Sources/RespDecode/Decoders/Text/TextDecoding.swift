@@ -210,8 +210,10 @@ public enum TextDecoding {
 
     /// Whether the body is all ASCII, valid UTF-8 with something else, or neither.
     static func asciiOrUTF8(_ body: UnsafeBufferPointer<UInt8>) -> ASCIIOrUTF8 {
+        // The ASCII scan first: it stops at the first other byte, so no body is read twice in full.
+        if firstNonASCII(body, from: 0) == body.count { return .ascii }
         guard let end = validUTF8Prefix(body, limit: .max), end == body.count else { return .other }
-        return firstNonASCII(body, from: 0) == body.count ? .ascii : .utf8
+        return .utf8
     }
 
     /// The index of the first byte ≥ 0x80 at or after `from`, or `body.count`; eight bytes at a time.
