@@ -12,6 +12,11 @@
 ///     <?xml, or < and a name start ............................. application/xml
 ///     89 PNG, FF D8 FF, GIF87a/GIF89a, RIFF…WEBP, II*␀/MM␀* ..... image/png, jpeg, gif, webp, tiff
 ///     BM with a known DIB header size; 00 00 01|02 00 with entries  image/bmp, image/x-icon
+///     D9 D9 F7 (CBOR's self-described tag 55799) ............... application/cbor
+///     1E (RFC 7464's record separator) and a JSON text .......... application/json-seq
+///     a balanced JSON object or array alone on its line, then another  application/x-ndjson
+///     --boundary line, then a header field line ................. multipart/mixed
+///     event:, data:, id: or retry: lines (after : comments) ..... text/event-stream
 ///
 /// Leading white space (and a UTF-8 byte order mark) is skipped for the text formats, as mitmproxy's XML view and
 /// file(1) do; the binary signatures must be at offset 0.
@@ -31,6 +36,7 @@ public enum Sniffing {
         if WebPHeader.matches(r) { return "image/webp" }
         if TIFFHeader.matches(r) { return "image/tiff" }
         if r.matches("bplist00", at: 0) { return "application/x-bplist" }
+        if body.count >= 4 && body[0] == 0xD9 && body[1] == 0xD9 && body[2] == 0xF7 { return "application/cbor" }
         if BMPHeader.matches(r), let dibSize = r.u32le(14), [12, 40, 52, 56, 64, 108, 124].contains(dibSize) {
             return "image/bmp"
         }
@@ -51,14 +57,141 @@ public enum Sniffing {
         if body.count >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF { i = 3 }
         while i < body.count, body[i] == 0x20 || body[i] == 0x09 || body[i] == 0x0A || body[i] == 0x0D { i += 1 }
         guard i < body.count else { return nil }
+        let text = UnsafeBufferPointer(rebasing: body[i...])
         switch body[i] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            return "application/json"
+            return isJSONLines(text) ? "application/x-ndjson" : "application/json"
         case UInt8(ascii: "<"):
-            return markupType(UnsafeBufferPointer(rebasing: body[i...]))
+            return markupType(text)
+        case 0x1E:
+            return isJSONSequence(text) ? "application/json-seq" : nil
+        case UInt8(ascii: "-"):
+            return isMultipart(text) ? "multipart/mixed" : nil
         default:
-            return nil
+            return isEventStream(text) ? "text/event-stream" : nil
         }
+    }
+
+    /// How far the line-based signatures look: a first line longer than this decides nothing.
+    static let lineWindow = 64 * 1024
+
+    /// Whether `text` (from its first `{` or `[`) is a JSON object or array that closes on its first line, followed
+    /// by another line that opens one: JSON Lines. A pretty-printed document's first line never closes its value.
+    private static func isJSONLines(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let window = min(text.count, lineWindow)
+        var depth = 0
+        var inString = false
+        var k = 0
+        while k < window {
+            let c = text[k]
+            k += 1
+            if inString {
+                if c == UInt8(ascii: "\\") {
+                    k += 1
+                } else if c == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 {
+                    // The value is closed: only spaces may follow on its line, then the next value must open.
+                    while k < window, text[k] == 0x20 || text[k] == 0x09 || text[k] == 0x0D { k += 1 }
+                    guard k < window, text[k] == 0x0A else { return false }
+                    while k < window, text[k] == 0x20 || text[k] == 0x09 || text[k] == 0x0D || text[k] == 0x0A {
+                        k += 1
+                    }
+                    return k < window && (text[k] == UInt8(ascii: "{") || text[k] == UInt8(ascii: "["))
+                }
+            case 0x0A: return false
+            default: break
+            }
+        }
+        return false
+    }
+
+    /// Whether `text` (from a 0x1E) starts an RFC 7464 JSON text sequence: the separator, optional white space, and
+    /// the first byte of a JSON text.
+    private static func isJSONSequence(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 1
+        while k < text.count, text[k] == 0x20 || text[k] == 0x09 || text[k] == 0x0A || text[k] == 0x0D { k += 1 }
+        guard k < text.count else { return false }
+        let c = text[k]
+        return c == UInt8(ascii: "{") || c == UInt8(ascii: "[") || c == UInt8(ascii: "\"")
+            || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-")
+            || c == UInt8(ascii: "t") || c == UInt8(ascii: "f") || c == UInt8(ascii: "n")
+    }
+
+    /// Whether `text` starts with an RFC 2046 delimiter line (`--`, 1 to 70 boundary characters, optional white
+    /// space, a line end) followed by a header field line (`Name:`): a multipart body whose boundary parameter is
+    /// lost. The multipart decoder takes the boundary from that first line (docs/decoding.md#multipart).
+    private static func isMultipart(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.count > 2, text[1] == UInt8(ascii: "-") else { return false }
+        var k = 2
+        while k < text.count, k - 2 < 70, isBoundaryCharacter(text[k]) { k += 1 }
+        // The last boundary character may not be a space: trailing spaces are transport padding.
+        while k > 2, text[k - 1] == 0x20 { k -= 1 }
+        guard k > 2 else { return false }
+        while k < text.count, text[k] == 0x20 || text[k] == 0x09 { k += 1 }
+        if k < text.count, text[k] == 0x0D { k += 1 }
+        guard k < text.count, text[k] == 0x0A else { return false }
+        k += 1
+        // A field name (RFC 9110 token characters), then a colon.
+        let nameStart = k
+        while k < text.count, k - nameStart < 256, isTokenCharacter(text[k]) { k += 1 }
+        return k > nameStart && k < text.count && text[k] == UInt8(ascii: ":")
+    }
+
+    /// RFC 2046's `bchars`: digits, letters, `'()+_,-./:=?` and space.
+    private static func isBoundaryCharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        default:
+            return "'()+_,-./:=? ".utf8.contains(c)
+        }
+    }
+
+    private static func isTokenCharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(c)
+        }
+    }
+
+    /// Whether `text` starts as an event stream: its first line that is not a `:` comment names one of the four
+    /// fields of the HTML standard's event-stream format (`event`, `data`, `id`, `retry`) followed by a colon.
+    /// At most 16 comment lines are looked past, in the first `lineWindow` bytes; a NUL byte decides against.
+    private static func isEventStream(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let window = min(text.count, lineWindow)
+        var k = 0
+        var comments = 0
+        while k < window {
+            if text[k] == UInt8(ascii: ":") {
+                guard comments < 16 else { return false }
+                comments += 1
+                while k < window, text[k] != 0x0A && text[k] != 0x0D {
+                    if text[k] == 0 { return false }
+                    k += 1
+                }
+                while k < window, text[k] == 0x0A || text[k] == 0x0D { k += 1 }
+                continue
+            }
+            for field in ["event:", "data:", "id:", "retry:"] {
+                let f = field.utf8
+                if window - k >= f.count && zip(f, text[k..<(k + f.count)]).allSatisfy({ $0 == $1 }) { return true }
+            }
+            return false
+        }
+        return false
     }
 
     /// The type of text that starts with `<`.

@@ -32,6 +32,18 @@ struct SniffingTests {
         ("II*\u{0}\u{8}\u{0}\u{0}\u{0}", "image/tiff"),
         ("MM\u{0}*\u{0}\u{0}\u{0}\u{8}", "image/tiff"),
         ("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ", "image/webp"),
+        ("{\"a\":1}\n{\"a\":2}\n", "application/x-ndjson"),
+        ("[1,\"]\\\"\"]\r\n\n  [2]", "application/x-ndjson"),
+        ("{\"a\":1}\n", "application/json"),
+        ("[\n  {\"a\": 1},\n  {\"a\": 2}\n]", "application/json"),
+        ("{\"a\":1} x\n{}", "application/json"),
+        ("\u{1E}{\"a\":1}\n\u{1E}[2]\n", "application/json-seq"),
+        ("\u{1E}42\n", "application/json-seq"),
+        ("--abc'()+_,-./:=?\r\nContent-Type: text/plain\r\n\r\nx\r\n--abc'()+_,-./:=?--", "multipart/mixed"),
+        ("--b  \nContent-Disposition: form-data; name=a\n\n1\n--b--\n", "multipart/mixed"),
+        ("data: {\"choices\":[]}\n\n", "text/event-stream"),
+        (": ping\r\n: ok\r\nevent: message_start\r\ndata: {}\r\n\r\n", "text/event-stream"),
+        ("retry: 1000\n", "text/event-stream"),
     ])
     func signatures(_ body: String, _ type: String) {
         #expect(Self.sniff(body) == type, "\(body.debugDescription)")
@@ -53,11 +65,21 @@ struct SniffingTests {
         #expect(Self.sniff(ico) == "image/x-icon")
         ico[4] = 0 // no entries
         #expect(Self.sniff(ico) == nil)
+        #expect(Self.sniff([0xD9, 0xD9, 0xF7, 0xA1, 0x61, 0x61, 0x01]) == "application/cbor", "self-described CBOR")
+        #expect(Self.sniff([0xD9, 0xD9, 0xF6, 0xA0]) == nil)
+    }
+
+    @Test func multipartBoundaryLength() {
+        let seventy = String(repeating: "b", count: 70)
+        #expect(Self.sniff("--\(seventy)\r\nContent-Type: a/b\r\n") == "multipart/mixed")
+        #expect(Self.sniff("--\(seventy)b\r\nContent-Type: a/b\r\n") == nil, "71 characters are no boundary")
     }
 
     @Test(arguments: [
         "", "   ", "plain text", "<!-- never closed", "<!-- c --> text", "<", "< b", "<1>", "%PDF-1.7", "PK\u{3}\u{4}",
         "\u{0}\u{0}\u{0}\u{0}",
+        "\u{1E}", "\u{1E}x", "--", "--b\r\n\r\n", "--b\r\nno colon", "-1", "dat: x",
+        ": comment only", ":\u{0}\ndata: x", "events: x", "Data: x",
     ])
     func nothingWithConfidence(_ body: String) {
         #expect(Self.sniff(body) == nil, "\(body.debugDescription)")
