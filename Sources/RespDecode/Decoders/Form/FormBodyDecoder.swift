@@ -1,0 +1,203 @@
+import Glibc
+
+/// The form decoder: an `application/x-www-form-urlencoded` body read by the WHATWG URL Standard's urlencoded parser
+/// (https://url.spec.whatwg.org/#concept-urlencoded-parser), written as an object of arrays in first-seen name order:
+/// `a=1&b=x+y&a=2` is `{"a":["1","2"],"b":["x y"]}` (docs/output.md#form, docs/decoding.md#form).
+///
+/// Our own code: the parser is a dozen lines of the standard, and no C library on Debian implements it (libcurl's
+/// `curl_easy_unescape` has no `+` rule and no U+FFFD decoding). The parser rejects nothing, so the decoder has no
+/// parse error; the charset parameter is ignored, as the standard's parser ignores it.
+public struct FormBodyDecoder: BodyDecoder {
+    public let name = "form"
+
+    public let defaultAcceptableTypes: [MediaTypePattern] = ["application/x-www-form-urlencoded"]
+        .compactMap(MediaTypePattern.init)
+
+    public init() {}
+
+    public func decode(
+        _ body: UnsafeBufferPointer<UInt8>, context: inout DecodingContext, into output: OutputBuffer
+    ) throws(RecordError) -> Bool {
+        // An empty body, or exactly one space, means "no content" (docs/decoding.md#empty-bodies).
+        if Self.isNoContent(body) { return false }
+        let limits = context.options.limits
+        let replacements = try FormParser(body: body, maxFields: limits.maxFormFields).write(
+            into: output, maxValueBytes: limits.maxValueBytes)
+        if let warning = utf8ReplacementWarning(replacements) { context.warnings.append(warning) }
+        return true
+    }
+}
+
+/// One form body: its name-value pairs percent-decoded into one scratch buffer, names grouped by a hash table.
+struct FormParser {
+    /// A decoded name in `scratch`, hashed by its bytes.
+    struct Name: Hashable {
+        let base: UnsafePointer<UInt8>
+        let start: Int
+        let count: Int
+
+        static func == (lhs: Name, rhs: Name) -> Bool {
+            lhs.count == rhs.count && memcmp(lhs.base + lhs.start, rhs.base + rhs.start, lhs.count) == 0
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(bytes: UnsafeRawBufferPointer(start: base + start, count: count))
+        }
+    }
+
+    let body: UnsafeBufferPointer<UInt8>
+    let maxFields: Int
+
+    /// Parses the body and writes its value; returns the number of U+FFFD replacements written.
+    /// - Throws: `limitExceeded` past `maxFields` pairs or `maxValueBytes` of value; `output` is then as it was.
+    func write(into output: OutputBuffer, maxValueBytes: Int) throws(RecordError) -> Int {
+        let n = body.count
+        guard let source = body.baseAddress else { return 0 }
+        // Decoding never lengthens a sequence, so the decoded names and values fit in the body's size.
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(n, 1))
+        defer { scratch.deallocate() }
+        var used = 0
+        var groups: [Name: Int] = [:]
+        var groupNames: [Name] = []
+        var pairGroup: [Int32] = []
+        var valueStart: [Int] = []
+        var valueCount: [Int] = []
+
+        var position = 0
+        while position < n {
+            // Each sequence runs to the next `&`; empty ones are skipped (the standard's step 1-2).
+            let rest = n - position
+            let ampersand =
+                memchr(source + position, 0x26, rest).map {
+                    UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - source
+                } ?? n
+            defer { position = ampersand + 1 }
+            if ampersand == position { continue }
+            if pairGroup.count >= maxFields {
+                throw RecordError(
+                    .limitExceeded, "more than \(maxFields) form fields (maxFormFields)",
+                    location: RecordError.Location(offset: position))
+            }
+            // Split at the first `=`: no `=` means the whole sequence is the name and the value is empty.
+            let equals =
+                memchr(source + position, 0x3D, ampersand - position).map {
+                    UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - source
+                } ?? ampersand
+            let nameStart = used
+            used = Self.percentDecode(source, from: position, to: equals, into: scratch, at: used)
+            let name = Name(base: UnsafePointer(scratch), start: nameStart, count: used - nameStart)
+            let valueFirst = used
+            if equals < ampersand {
+                used = Self.percentDecode(source, from: equals + 1, to: ampersand, into: scratch, at: used)
+            }
+            let group: Int
+            if let known = groups[name] {
+                group = known
+                // The name's bytes are not needed twice: the value moves down over them.
+                let valueLength = used - valueFirst
+                if valueLength > 0 { memmove(scratch + nameStart, scratch + valueFirst, valueLength) }
+                used = nameStart + valueLength
+                valueStart.append(nameStart)
+                valueCount.append(valueLength)
+            } else {
+                group = groupNames.count
+                groups[name] = group
+                groupNames.append(name)
+                valueStart.append(valueFirst)
+                valueCount.append(used - valueFirst)
+            }
+            pairGroup.append(Int32(truncatingIfNeeded: group))
+        }
+
+        // The pairs of each name together, in first-seen order of the names and input order within a name: a
+        // counting sort on the group.
+        var next = [Int](repeating: 0, count: groupNames.count + 1)
+        for group in pairGroup { next[Int(group) + 1] += 1 }
+        for index in 1..<next.count { next[index] += next[index - 1] }
+        let groupStart = next
+        var order = [Int](repeating: 0, count: pairGroup.count)
+        for (pair, group) in pairGroup.enumerated() {
+            order[next[Int(group)]] = pair
+            next[Int(group)] += 1
+        }
+
+        let mark = output.mark
+        let (valueEnd, overflow) = output.count.addingReportingOverflow(max(maxValueBytes, 0))
+        let limit = overflow ? Int.max : valueEnd
+        var replacements = 0
+        let tooLarge = RecordError(
+            .limitExceeded, "the form's value is larger than \(maxValueBytes) bytes (maxValueBytes)")
+        output.append(UInt8(ascii: "{"))
+        for (group, name) in groupNames.enumerated() {
+            if group > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(UInt8(ascii: "\""))
+            guard
+                let nameReplacements = output.appendLossyJSONStringContent(
+                    utf8: UnsafeBufferPointer(start: scratch + name.start, count: name.count), stoppingPast: limit)
+            else {
+                output.rollback(to: mark)
+                throw tooLarge
+            }
+            replacements += nameReplacements
+            output.append(ascii: "\":[")
+            for index in groupStart[group]..<groupStart[group + 1] {
+                let pair = order[index]
+                if index > groupStart[group] { output.append(UInt8(ascii: ",")) }
+                output.append(UInt8(ascii: "\""))
+                guard
+                    let valueReplacements = output.appendLossyJSONStringContent(
+                        utf8: UnsafeBufferPointer(start: scratch + valueStart[pair], count: valueCount[pair]),
+                        stoppingPast: limit)
+                else {
+                    output.rollback(to: mark)
+                    throw tooLarge
+                }
+                replacements += valueReplacements
+                output.append(UInt8(ascii: "\""))
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+        output.append(UInt8(ascii: "}"))
+        if output.count > limit {
+            output.rollback(to: mark)
+            throw tooLarge
+        }
+        return replacements
+    }
+
+    /// Decodes `source[from..<to]` into `scratch` at `at`: `+` is a space, `%` and two hex digits is that byte, any
+    /// other `%` stays as it is (https://url.spec.whatwg.org/#percent-decode). Returns the end of what was written.
+    @inline(__always)
+    static func percentDecode(
+        _ source: UnsafePointer<UInt8>, from: Int, to end: Int, into scratch: UnsafeMutablePointer<UInt8>, at: Int
+    ) -> Int {
+        var i = from
+        var o = at
+        while i < end {
+            let byte = source[i]
+            if byte == UInt8(ascii: "+") {
+                scratch[o] = 0x20
+            } else if byte == UInt8(ascii: "%"), end - i >= 3, let high = hexValue(source[i + 1]),
+                let low = hexValue(source[i + 2])
+            {
+                scratch[o] = high << 4 | low
+                i += 2
+            } else {
+                scratch[o] = byte
+            }
+            o += 1
+            i += 1
+        }
+        return o
+    }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte &- UInt8(ascii: "A") &+ 10
+        default: nil
+        }
+    }
+}
