@@ -25,12 +25,31 @@ extension OutputBuffer {
                 i += length
                 continue
             }
-            appendJSONStringContent(utf8: UnsafeBufferPointer(rebasing: bytes[runStart..<i]), validate: false)
-            append(0xEF)
-            append(0xBF)
-            append(0xBD)
-            replacements += 1
-            i += TextDecoding.maximalSubpart(bytes, at: i)
+            if runStart < i {
+                appendJSONStringContent(utf8: UnsafeBufferPointer(rebasing: bytes[runStart..<i]), validate: false)
+            }
+            // A run of invalid bytes (a binary body) is written in blocks, with one check of the room per block.
+            var invalid = true
+            while invalid {
+                let block = min(n - i, 4096)
+                reserve(3 * block)
+                var out = end
+                for _ in 0..<block {
+                    out[0] = 0xEF
+                    out[1] = 0xBF
+                    out[2] = 0xBD
+                    out += 3
+                    replacements += 1
+                    i += TextDecoding.maximalSubpart(bytes, at: i)
+                    invalid = i < n && bytes[i] >= 0x80 && utf8SequenceLength(bytes, at: i) == 0
+                    if !invalid { break }
+                }
+                commit(end.distance(to: out))
+                if count > limit {
+                    rollback(to: mark)
+                    return nil
+                }
+            }
             runStart = i
             if count > limit {
                 rollback(to: mark)

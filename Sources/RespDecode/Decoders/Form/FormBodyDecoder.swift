@@ -28,20 +28,21 @@ public struct FormBodyDecoder: BodyDecoder {
     }
 }
 
-/// One form body: its name-value pairs percent-decoded into one scratch buffer, names grouped by a hash table.
+/// One form body: its name-value pairs percent-decoded, names grouped by a hash table. A name or value without `+`
+/// or `%` is used where it is in the body; the others are decoded into one scratch buffer of the body's size
+/// (decoding never lengthens a sequence), so no pair costs an allocation of its own.
 struct FormParser {
-    /// A decoded name in `scratch`, hashed by its bytes.
+    /// A decoded name, hashed by its bytes.
     struct Name: Hashable {
-        let base: UnsafePointer<UInt8>
-        let start: Int
+        let start: UnsafePointer<UInt8>
         let count: Int
 
         static func == (lhs: Name, rhs: Name) -> Bool {
-            lhs.count == rhs.count && memcmp(lhs.base + lhs.start, rhs.base + rhs.start, lhs.count) == 0
+            lhs.count == rhs.count && memcmp(lhs.start, rhs.start, lhs.count) == 0
         }
 
         func hash(into hasher: inout Hasher) {
-            hasher.combine(bytes: UnsafeRawBufferPointer(start: base + start, count: count))
+            hasher.combine(bytes: UnsafeRawBufferPointer(start: start, count: count))
         }
     }
 
@@ -53,22 +54,32 @@ struct FormParser {
     func write(into output: OutputBuffer, maxValueBytes: Int) throws(RecordError) -> Int {
         let n = body.count
         guard let source = body.baseAddress else { return 0 }
-        // Decoding never lengthens a sequence, so the decoded names and values fit in the body's size.
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(n, 1))
-        defer { scratch.deallocate() }
+        var scratch: UnsafeMutablePointer<UInt8>?
+        defer { scratch?.deallocate() }
         var used = 0
         var groups: [Name: Int] = [:]
         var groupNames: [Name] = []
         var pairGroup: [Int32] = []
-        var valueStart: [Int] = []
-        var valueCount: [Int] = []
+        var values: [Name] = []
+
+        /// The decoded bytes of `source[from..<to]`: in place when nothing needs decoding.
+        func decoded(from: Int, to end: Int) -> Name {
+            var i = from
+            while i < end && source[i] != UInt8(ascii: "+") && source[i] != UInt8(ascii: "%") { i += 1 }
+            if i == end { return Name(start: source + from, count: end - from) }
+            let buffer = scratch ?? UnsafeMutablePointer<UInt8>.allocate(capacity: n)
+            scratch = buffer
+            let first = used
+            memcpy(buffer + used, source + from, i - from)
+            used = Self.percentDecode(source, from: i, to: end, into: buffer, at: used + i - from)
+            return Name(start: UnsafePointer(buffer + first), count: used - first)
+        }
 
         var position = 0
         while position < n {
-            // Each sequence runs to the next `&`; empty ones are skipped (the standard's step 1-2).
-            let rest = n - position
+            // Each sequence runs to the next `&`; empty ones are skipped (the standard's steps 1-2).
             let ampersand =
-                memchr(source + position, 0x26, rest).map {
+                memchr(source + position, 0x26, n - position).map {
                     UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - source
                 } ?? n
             defer { position = ampersand + 1 }
@@ -83,28 +94,15 @@ struct FormParser {
                 memchr(source + position, 0x3D, ampersand - position).map {
                     UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - source
                 } ?? ampersand
-            let nameStart = used
-            used = Self.percentDecode(source, from: position, to: equals, into: scratch, at: used)
-            let name = Name(base: UnsafePointer(scratch), start: nameStart, count: used - nameStart)
-            let valueFirst = used
-            if equals < ampersand {
-                used = Self.percentDecode(source, from: equals + 1, to: ampersand, into: scratch, at: used)
-            }
+            let name = decoded(from: position, to: equals)
+            values.append(equals < ampersand ? decoded(from: equals + 1, to: ampersand) : Name(start: source, count: 0))
             let group: Int
             if let known = groups[name] {
                 group = known
-                // The name's bytes are not needed twice: the value moves down over them.
-                let valueLength = used - valueFirst
-                if valueLength > 0 { memmove(scratch + nameStart, scratch + valueFirst, valueLength) }
-                used = nameStart + valueLength
-                valueStart.append(nameStart)
-                valueCount.append(valueLength)
             } else {
                 group = groupNames.count
                 groups[name] = group
                 groupNames.append(name)
-                valueStart.append(valueFirst)
-                valueCount.append(used - valueFirst)
             }
             pairGroup.append(Int32(truncatingIfNeeded: group))
         }
@@ -133,7 +131,7 @@ struct FormParser {
             output.append(UInt8(ascii: "\""))
             guard
                 let nameReplacements = output.appendLossyJSONStringContent(
-                    utf8: UnsafeBufferPointer(start: scratch + name.start, count: name.count), stoppingPast: limit)
+                    utf8: UnsafeBufferPointer(start: name.start, count: name.count), stoppingPast: limit)
             else {
                 output.rollback(to: mark)
                 throw tooLarge
@@ -146,7 +144,7 @@ struct FormParser {
                 output.append(UInt8(ascii: "\""))
                 guard
                     let valueReplacements = output.appendLossyJSONStringContent(
-                        utf8: UnsafeBufferPointer(start: scratch + valueStart[pair], count: valueCount[pair]),
+                        utf8: UnsafeBufferPointer(start: values[pair].start, count: values[pair].count),
                         stoppingPast: limit)
                 else {
                     output.rollback(to: mark)

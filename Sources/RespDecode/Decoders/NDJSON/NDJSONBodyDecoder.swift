@@ -123,7 +123,13 @@ public struct NDJSONBodyDecoder: BodyDecoder {
             defer { start = end + 1 }
             let text = UnsafeBufferPointer(start: base + start, count: end - start)
             guard let first = text.firstIndex(where: { !isWhitespace($0) }) else { continue }
+            // Skipped texts count too: each costs a parse, so the limit bounds the work as well as the value.
             texts += 1
+            if texts > limits.maxNDJSONValues {
+                throw RecordError(
+                    .limitExceeded, "more than \(limits.maxNDJSONValues) JSON texts (maxNDJSONValues)",
+                    location: RecordError.Location(offset: start))
+            }
             var problem: String?
             if JSONInputEncoding.detect(text).encoding != .utf8 {
                 problem = "not UTF-8"
@@ -132,11 +138,6 @@ public struct NDJSONBodyDecoder: BodyDecoder {
             }
             if problem == nil {
                 values += 1
-                if values > limits.maxNDJSONValues {
-                    throw RecordError(
-                        .limitExceeded, "more than \(limits.maxNDJSONValues) values (maxNDJSONValues)",
-                        location: RecordError.Location(offset: start))
-                }
                 let valueMark = output.mark
                 if values > 1 { output.append(UInt8(ascii: ",")) }
                 do {
