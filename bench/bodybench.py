@@ -39,12 +39,12 @@ def run(name, binary, chain, stream, bodies, peers, decoders, runs):
     commands = [("respdecode", f"{binary} --chain {chain} --jobs 1 {stream} > /dev/null")]
     commands += [(peer, f"{sys.executable} {PEER} {name} {peer} {stream} > /dev/null") for peer in peers]
     results = hyperfine(commands, runs, os.path.join(data_dir(name), "hyperfine.json"))
-    ours = results[commands[0][1]][0]
+    ours = results["respdecode"][0]
     print(f"\n{name}: {len(bodies)} bodies, {megabytes:.1f} MB, medians of {runs} runs (--jobs 1)")
     print(f"{'what':58} {'seconds':>9} {'MB/s':>8} {'ratio':>7}")
     print(f"{'respdecode, whole job (frame, decode, write lines)':58} {ours:9.3f} {megabytes / ours:8.1f} {'1.00':>7}")
     for label, command in commands[1:]:
-        seconds = results[command][0]
+        seconds = results[label][0]
         print(f"{('peer, whole job: ' + label):58} {seconds:9.3f} {megabytes / seconds:8.1f} {seconds / ours:7.2f}")
     for label, decode in decoders.items():
         seconds = in_memory(decode, bodies, max(3, runs // 2))
