@@ -56,6 +56,8 @@ struct FormParser {
         var slots = [Int32](repeating: 0, count: 64)
         var count = 0
         var fallback: [Name: Int]?
+        /// The probe length at which the table gives way to a Dictionary (a parameter for the tests).
+        var probeLimit = 64
 
         mutating func group(of name: Name, in names: inout [Name]) -> Int {
             if fallback != nil { return fallbackGroup(of: name, in: &names) }
@@ -69,7 +71,7 @@ struct FormParser {
                 if other.count == name.count && memcmp(other.start, name.start, name.count) == 0 { return entry - 1 }
                 slot = (slot + 1) & mask
                 probes += 1
-                if probes == 64 {
+                if probes >= probeLimit {
                     fallback = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
                     return fallbackGroup(of: name, in: &names)
                 }

@@ -182,3 +182,48 @@ struct FormDecoderTests {
         }
     }
 }
+
+/// The form decoder's table of names (docs/decoding.md#form): grouping must not depend on how the names hash.
+@Suite("Form name table")
+struct FormNameTableTests {
+    /// 5,000 distinct names, each looked up twice, with the Dictionary fallback forced at the first collision and
+    /// without it: every name keeps its first group.
+    @Test("groups survive growth and the fallback", arguments: [1, 64])
+    func groups(probeLimit: Int) {
+        let text = Array((0..<5000).map { "name-\($0)" }.joined().utf8)
+        text.withUnsafeBufferPointer { bytes in
+            var names: [FormParser.Name] = []
+            var table = FormParser.NameTable()
+            table.probeLimit = probeLimit
+            var offsets: [(Int, Int)] = []
+            var start = 0
+            for index in 0..<5000 {
+                let count = "name-\(index)".utf8.count
+                offsets.append((start, count))
+                start += count
+            }
+            for (index, (start, count)) in offsets.enumerated() {
+                let name = FormParser.Name(start: bytes.baseAddress! + start, count: count)
+                #expect(table.group(of: name, in: &names) == index)
+            }
+            for (index, (start, count)) in offsets.enumerated().reversed() {
+                let name = FormParser.Name(start: bytes.baseAddress! + start, count: count)
+                #expect(table.group(of: name, in: &names) == index)
+            }
+            #expect(names.count == 5000)
+            #expect((table.fallback != nil) == (probeLimit == 1))
+        }
+    }
+
+    @Test("the default chain sends each new type to its decoder, not to text or raw")
+    func chain() {
+        let chain = CompoundDecoder.Settings().chain
+        for (type, decoder) in [
+            ("application/x-www-form-urlencoded", "form"), ("text/event-stream", "sse"),
+            ("application/x-ndjson", "ndjson"), ("application/ndjson", "ndjson"), ("application/jsonl", "ndjson"),
+            ("application/x-jsonlines", "ndjson"), ("application/json-seq", "ndjson"), ("text/plain", "text"),
+        ] {
+            #expect(chain.first { $0.accepts(type) }?.decoder.name == decoder, "\(type)")
+        }
+    }
+}
