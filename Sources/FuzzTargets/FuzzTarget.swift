@@ -24,6 +24,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case html
     /// The text layer (charset resolution and conversion) and the text decoder.
     case text
+    /// The form decoder (the WHATWG urlencoded parser).
+    case form
+    /// The sse decoder (the HTML event-stream interpretation, data through the JSON transcoder).
+    case sse
+    /// The ndjson body decoder: NDJSON lines, or an RFC 7464 sequence when the input starts with RS (0x1E). Not
+    /// `ndjson`, which is the framer of ndjson input records.
+    case ndjsonBody = "ndjson-body"
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -47,6 +54,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
         case .html: HTMLTarget.run(data)
         case .text: TextTarget.run(data)
+        case .form: BodyTarget.run(data, decoder: "form", mimeType: "application/x-www-form-urlencoded")
+        case .sse:
+            // With nulls kept as well, so that data values take the transcoder's other path.
+            BodyTarget.run(data, decoder: "sse", mimeType: "text/event-stream")
+            var keepNulls = FuzzLimits.configuration()
+            keepNulls.decoding.options.stripNulls = false
+            BodyTarget.run(data, decoder: "sse", mimeType: "text/event-stream", configuration: keepNulls)
+        case .ndjsonBody:
+            let sequence = data.first == 0x1E
+            BodyTarget.run(
+                data, decoder: "ndjson", mimeType: sequence ? "application/json-seq" : "application/x-ndjson")
         }
     }
 

@@ -197,6 +197,17 @@ struct DecodeOptions: ParsableArguments {
                 + "expansion); in an html value, of the fields other than its text.", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 
+    @Option(help: ArgumentHelp("Most name-value pairs of a form (x-www-form-urlencoded) body.", valueName: "n"))
+    var maxFormFields = defaults.limits.maxFormFields
+
+    @Option(help: ArgumentHelp("Most events and comments of an event stream (text/event-stream).", valueName: "n"))
+    var maxEvents = defaults.limits.maxEvents
+
+    @Option(
+        help: ArgumentHelp(
+            "Most values of an NDJSON, JSON Lines or JSON text sequence body.", valueName: "n"))
+    var maxNdjsonValues = defaults.limits.maxNDJSONValues
+
     @Option(
         help: ArgumentHelp(
             "Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (entries up to 1 MiB "
@@ -301,6 +312,9 @@ struct DecodeOptions: ParsableArguments {
         .value("max-depth", \.maxDepth, \.limits.maxDepth, 1...1_000_000),
         .value("max-plist-objects", \.maxPlistObjects, \.limits.maxPlistObjects, 1...(1 << 40)),
         .size("max-value-bytes", \.maxValueBytes, \.limits.maxValueBytes),
+        .value("max-form-fields", \.maxFormFields, \.limits.maxFormFields, 1...(1 << 40)),
+        .value("max-events", \.maxEvents, \.limits.maxEvents, 1...(1 << 40)),
+        .value("max-ndjson-values", \.maxNdjsonValues, \.limits.maxNDJSONValues, 1...(1 << 40)),
         .value("max-archive-ratio", \.maxArchiveRatio, \.limits.maxArchiveRatio, 1...1_000_000),
         .size("max-archive-entry-bytes", \.maxArchiveEntryBytes, \.limits.maxArchiveEntryBytes),
         .size("max-error-body-bytes", \.maxErrorBodyBytes, \.limits.maxErrorBodyBytes),

@@ -53,12 +53,17 @@ public enum DecoderRegistry {
         XMLBodyDecoder(),
         PlistBodyDecoder(),
         ImageBodyDecoder(),
+        FormBodyDecoder(),
+        SSEBodyDecoder(),
+        NDJSONBodyDecoder(),
         HTMLBodyDecoder(),
         TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
-    public static let defaultChainNames = ["json", "xml", "plist", "image", "html", "text"]
+    public static let defaultChainNames = [
+        "json", "xml", "plist", "image", "form", "sse", "ndjson", "html", "text",
+    ]
 
     /// The default chain: the decoders of ``defaultChainNames``.
     public static var defaultChain: [any BodyDecoder] { defaultChainNames.compactMap(decoder(named:)) }

@@ -50,6 +50,13 @@ public struct Limits: Sendable, Hashable {
     public var maxTextBytes: Int = 8 * 1024 * 1024
     /// Most links one html value lists; past it the rest are counted, not listed, and `truncated` names `links`.
     public var maxHTMLLinks: Int = 10_000
+    /// Most name-value pairs one form body may have (docs/decoding.md#form); past it, `limitExceeded`.
+    public var maxFormFields: Int = 100_000
+    /// Most events and comments one event stream may have (docs/decoding.md#sse); past it, `limitExceeded`.
+    public var maxEvents: Int = 100_000
+    /// Most values one NDJSON, JSON Lines or JSON text sequence body may have (docs/decoding.md#ndjson); past it,
+    /// `limitExceeded`.
+    public var maxNDJSONValues: Int = 1_000_000
     /// Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (docs/framings.md#wacz): an entry
     /// declaring more is refused before it is read (entries up to 1 MiB always pass), and so is one that would take
     /// the WARC entries of one archive together past this many times the archive's size. Stops ZIP bombs.
@@ -83,7 +90,10 @@ public struct Limits: Sendable, Hashable {
         maxArchiveRatio: Int? = nil,
         maxArchiveEntryBytes: Int? = nil,
         maxTextBytes: Int? = nil,
-        maxHTMLLinks: Int? = nil
+        maxHTMLLinks: Int? = nil,
+        maxFormFields: Int? = nil,
+        maxEvents: Int? = nil,
+        maxNDJSONValues: Int? = nil
     ) {
         if let maxHeaderBytes { self.maxHeaderBytes = maxHeaderBytes }
         if let maxBodyBytes { self.maxBodyBytes = maxBodyBytes }
@@ -102,5 +112,8 @@ public struct Limits: Sendable, Hashable {
         if let maxArchiveEntryBytes { self.maxArchiveEntryBytes = maxArchiveEntryBytes }
         if let maxTextBytes { self.maxTextBytes = maxTextBytes }
         if let maxHTMLLinks { self.maxHTMLLinks = maxHTMLLinks }
+        if let maxFormFields { self.maxFormFields = maxFormFields }
+        if let maxEvents { self.maxEvents = maxEvents }
+        if let maxNDJSONValues { self.maxNDJSONValues = maxNDJSONValues }
     }
 }

@@ -72,6 +72,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList
+            case invalidNDJSON
             case invalidImage, unsupportedFormat, contentDecodingFailed, limitExceeded, malformedRecord
             case truncatedRecord, digestMismatch
         }
@@ -83,6 +84,8 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unacceptableContentType = Code(wrapped: .unacceptableContentType)
         /// The body is not one valid JSON text.
         public static let invalidJSON = Code(wrapped: .invalidJSON)
+        /// A line of an NDJSON or JSON Lines body is not one valid JSON text (the message and location name the line).
+        public static let invalidNDJSON = Code(wrapped: .invalidNDJSON)
         /// The body is not well-formed XML.
         public static let invalidXML = Code(wrapped: .invalidXML)
         /// The body is not a valid property list.
