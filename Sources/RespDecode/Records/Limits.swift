@@ -50,6 +50,12 @@ public struct Limits: Sendable, Hashable {
     public var maxTextBytes: Int = 8 * 1024 * 1024
     /// Most links one html value lists; past it the rest are counted, not listed, and `truncated` names `links`.
     public var maxHTMLLinks: Int = 10_000
+    /// Most parts one multipart value lists; past it the rest of the body is not read and `truncated` names `parts`
+    /// (docs/decoding.md#multipart-limits).
+    public var maxMultipartParts: Int = 10_000
+    /// Most multipart bodies nested in one another, the record's own counting as one: a multipart part deeper than
+    /// that is not decoded and carries a `limitExceeded` error (docs/decoding.md#multipart-limits).
+    public var maxMultipartDepth: Int = 4
     /// Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (docs/framings.md#wacz): an entry
     /// declaring more is refused before it is read (entries up to 1 MiB always pass), and so is one that would take
     /// the WARC entries of one archive together past this many times the archive's size. Stops ZIP bombs.
@@ -83,7 +89,9 @@ public struct Limits: Sendable, Hashable {
         maxArchiveRatio: Int? = nil,
         maxArchiveEntryBytes: Int? = nil,
         maxTextBytes: Int? = nil,
-        maxHTMLLinks: Int? = nil
+        maxHTMLLinks: Int? = nil,
+        maxMultipartParts: Int? = nil,
+        maxMultipartDepth: Int? = nil
     ) {
         if let maxHeaderBytes { self.maxHeaderBytes = maxHeaderBytes }
         if let maxBodyBytes { self.maxBodyBytes = maxBodyBytes }
@@ -102,5 +110,7 @@ public struct Limits: Sendable, Hashable {
         if let maxArchiveEntryBytes { self.maxArchiveEntryBytes = maxArchiveEntryBytes }
         if let maxTextBytes { self.maxTextBytes = maxTextBytes }
         if let maxHTMLLinks { self.maxHTMLLinks = maxHTMLLinks }
+        if let maxMultipartParts { self.maxMultipartParts = maxMultipartParts }
+        if let maxMultipartDepth { self.maxMultipartDepth = maxMultipartDepth }
     }
 }
