@@ -30,12 +30,14 @@ struct MIMEParameters {
             while let first = bytes.first, Self.isSpace(first) { bytes.removeFirst() }
             var valueBytes: [UInt8] = []
             if bytes.first == UInt8(ascii: "\"") {
-                // quoted-string: `\` escapes the next byte; an unclosed quote runs to the end.
+                // quoted-string: `\` escapes the next byte when it is a tspecial (RFC 2045 §5.1: `\"`, `\\`), and
+                // is itself otherwise, as Go's mime package reads it: browsers send a Windows path's backslashes
+                // unescaped (`filename="C:\files\a.dat"`). An unclosed quote runs to the end.
                 bytes.removeFirst()
                 while let byte = bytes.first {
                     bytes.removeFirst()
                     if byte == UInt8(ascii: "\"") { break }
-                    if byte == UInt8(ascii: "\\"), let next = bytes.first {
+                    if byte == UInt8(ascii: "\\"), let next = bytes.first, Self.isTSpecial(next) {
                         valueBytes.append(next)
                         bytes.removeFirst()
                     } else {
@@ -107,6 +109,11 @@ struct MIMEParameters {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    /// RFC 2045's tspecials.
+    static func isTSpecial(_ byte: UInt8) -> Bool {
+        "()<>@,;:\\\"/[]?=".utf8.contains(byte)
     }
 
     @inline(__always) static func isSpace(_ byte: UInt8) -> Bool {

@@ -132,6 +132,15 @@ public struct MultipartBodyDecoder: BodyDecoder {
         let line = ResultLine(output)
         let label = "multipart part \(index)"
         let start = output.mark
+        if let error = part.error {
+            // Skipped (docs/decoding.md#multipart-limits): its size and why.
+            output.append(ascii: "{\"bytes\":")
+            output.append(decimal: part.body.count)
+            line.error(error)
+            output.append(UInt8(ascii: "}"))
+            warnings.append("\(label) was skipped: \(error.message)")
+            return
+        }
         output.append(UInt8(ascii: "{"))
         // The first keys: a comma before each but the first (`contentType` is always written: `line`'s keys, which
         // start with a comma, come after it).

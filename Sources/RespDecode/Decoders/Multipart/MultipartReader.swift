@@ -16,6 +16,8 @@ struct MultipartReader {
         var body: Range<Int>
         /// Whether its closing delimiter was missing (the part runs to the end of the body).
         var unterminated: Bool
+        /// Why the part was skipped (a header section larger than `maxHeaderBytes`): `body` is then the whole part.
+        var error: RecordError?
     }
 
     let body: UnsafeBufferPointer<UInt8>
@@ -133,7 +135,17 @@ struct MultipartReader {
     mutating func nextPart() throws(RecordError) -> Part? {
         guard let start = next else { return nil }
         partsRead += 1
-        let (headers, bodyStart) = try readHeaders(from: start)
+        let headers: HeaderFields
+        let bodyStart: Int
+        do throws(RecordError) {
+            (headers, bodyStart) = try readHeaders(from: start)
+        } catch  where error.code == .limitExceeded {
+            // As busboy does, a part whose header section is too large is skipped, and the next part read: this one
+            // is listed with the error, its extent the whole part.
+            var part = readBody(headers: HeaderFields(), from: start, searchFrom: start)
+            part.error = error
+            return part
+        }
         // The blank line's line end also starts a delimiter: `--b CRLF CRLF --b` is an empty part.
         var searchFrom = bodyStart
         if !lineFeedOnly && bodyStart >= 2 && body[bodyStart - 2] == Self.cr && body[bodyStart - 1] == Self.lf {
@@ -141,6 +153,12 @@ struct MultipartReader {
         } else if lineFeedOnly && bodyStart >= 1 && body[bodyStart - 1] == Self.lf {
             searchFrom = bodyStart - 1
         }
+        return readBody(headers: headers, from: bodyStart, searchFrom: searchFrom)
+    }
+
+    /// The part whose body starts at `bodyStart`: up to the next delimiter, found from `searchFrom`.
+    private mutating func readBody(headers: HeaderFields, from bodyStart: Int, searchFrom: Int) -> Part {
+        var searchFrom = searchFrom
         while let at = find(delimiter, from: searchFrom) {
             guard let kind = delimiterKind(after: at + delimiter.count) else {
                 searchFrom = at + 1
