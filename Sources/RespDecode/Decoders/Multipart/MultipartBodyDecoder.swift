@@ -141,6 +141,11 @@ public struct MultipartBodyDecoder: BodyDecoder {
             warnings.append("\(label) was skipped: \(error.message)")
             return
         }
+        // A failing part's bytes, as a line's `body`: at most --max-error-body-bytes, and a quarter of the room the
+        // value has left (a part too large for the value gets none).
+        func excerptBytes(_ room: Int) -> Int {
+            max(0, min(context.options.limits.maxErrorBodyBytes, room / 4 / 4 * 3 - 64))
+        }
         output.append(UInt8(ascii: "{"))
         // The first keys: a comma before each but the first (`contentType` is always written: `line`'s keys, which
         // start with a comma, come after it).
@@ -207,7 +212,7 @@ public struct MultipartBodyDecoder: BodyDecoder {
                     .invalidMultipart, "the part's base64 (Content-Transfer-Encoding) is not valid base64")
                 line.error(error)
                 line.body(
-                    UnsafeBufferPointer(rebasing: raw.prefix(context.options.limits.maxErrorBodyBytes)),
+                    UnsafeBufferPointer(rebasing: raw.prefix(excerptBytes(budget - (output.count - start)))),
                     total: Int64(raw.count))
                 warnings.append("\(label) did not decode: \(error.code)")
                 output.append(UInt8(ascii: "}"))
@@ -233,8 +238,9 @@ public struct MultipartBodyDecoder: BodyDecoder {
             if !outcome.wroteValue { output.rollback(to: mark) }
             if let error = outcome.error {
                 line.error(error)
+                guard error.code != .limitExceeded else { return outcome }
                 line.body(
-                    UnsafeBufferPointer(rebasing: content.prefix(context.options.limits.maxErrorBodyBytes)),
+                    UnsafeBufferPointer(rebasing: content.prefix(excerptBytes(budget - (output.count - start)))),
                     total: Int64(content.count))
             }
             return outcome
