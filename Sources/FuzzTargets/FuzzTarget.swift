@@ -24,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case html
     /// The text layer (charset resolution and conversion) and the text decoder.
     case text
+    /// The multipart decoder, its parts through the default chain (the first line is the Content-Type).
+    case multipart
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -47,6 +49,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
         case .html: HTMLTarget.run(data)
         case .text: TextTarget.run(data)
+        case .multipart: MultipartTarget.run(data)
         }
     }
 

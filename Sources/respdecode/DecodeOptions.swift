@@ -107,7 +107,7 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Most links an html value lists.", valueName: "n"))
     var maxHtmlLinks = defaults.limits.maxHTMLLinks
 
-    @Option(help: ArgumentHelp("Most parts a multipart value lists.", valueName: "n"))
+    @Option(help: ArgumentHelp("Most parts a record's multipart value lists, at every depth together.", valueName: "n"))
     var maxMultipartParts = defaults.limits.maxMultipartParts
 
     @Option(help: ArgumentHelp("Most multipart bodies nested in one another (the record's counts).", valueName: "n"))

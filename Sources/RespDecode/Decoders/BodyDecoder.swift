@@ -35,6 +35,9 @@ public struct DecodingContext: Sendable {
     public var chain: [ChainEntry] = []
     /// How many bodies enclose this one: 0 for a record's body, 1 for a part of it, and so on.
     public var depth = 0
+    /// How many embedded bodies (multipart parts) the record's decoders have read so far, at every depth together:
+    /// what bounds a record's total (`maxMultipartParts`), however they nest.
+    public var embeddedBodies = 0
 
     public init(mimeType: String?, charset: String? = nil, url: String? = nil, options: DecoderOptions) {
         self.mimeType = mimeType
@@ -64,8 +67,8 @@ extension DecodingContext {
     /// Decodes a body embedded in this one with `decoder` (from ``embeddedDecoder(for:)``) as the compound decoder
     /// decodes a record's body, writing the value to `output`, which on an error, or when no value was written, is as
     /// it was (docs/decoding.md#embedded-bodies). The embedded body is one level deeper, and its value may take at
-    /// most `maxValueBytes` (else `limitExceeded`).
-    public func decodeEmbedded(
+    /// most `maxValueBytes` (else `limitExceeded`). The embedded bodies it reads in turn count in ``embeddedBodies``.
+    public mutating func decodeEmbedded(
         _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, contentType: String?,
         charset: String?, url: String?, maxValueBytes: Int, into output: OutputBuffer
     ) -> EmbeddedOutcome {
@@ -73,6 +76,8 @@ extension DecodingContext {
         nested.contentType = contentType
         nested.chain = chain
         nested.depth = depth + 1
+        nested.embeddedBodies = embeddedBodies
+        defer { embeddedBodies = nested.embeddedBodies }
         let budget = max(min(maxValueBytes, options.limits.maxValueBytes), 0)
         nested.options.limits.maxValueBytes = budget
         var outcome = EmbeddedOutcome()

@@ -48,21 +48,22 @@ public struct MultipartBodyDecoder: BodyDecoder {
         var truncated = false
         do throws(RecordError) {
             while true {
-                if listed == limits.maxMultipartParts {
+                if context.embeddedBodies >= limits.maxMultipartParts {
                     // Something more than a close delimiter follows: the rest is not read.
                     if reader.epilogueBytes == nil {
                         truncated = true
                         warnings.append(
-                            "the multipart body has more than --max-multipart-parts (\(limits.maxMultipartParts)) parts; "
-                                + "the rest is not read")
+                            "the record's multipart parts (at every depth) are more than --max-multipart-parts "
+                                + "(\(limits.maxMultipartParts)); the rest is not read")
                     }
                     break
                 }
                 guard let part = try reader.nextPart() else { break }
+                context.embeddedBodies += 1
                 let budget = limits.maxValueBytes - (output.count - start)
                 if listed > 0 { output.append(UInt8(ascii: ",")) }
                 writePart(
-                    part, index: listed + 1, subtype: subtype, body: body, budget: budget, context: context,
+                    part, index: listed + 1, subtype: subtype, body: body, budget: budget, context: &context,
                     warnings: &warnings, into: output)
                 listed += 1
                 if output.count - start > limits.maxValueBytes {
@@ -126,7 +127,7 @@ public struct MultipartBodyDecoder: BodyDecoder {
     /// One part's object (docs/output.md#multipart).
     private func writePart(
         _ part: MultipartReader.Part, index: Int, subtype: String, body: UnsafeBufferPointer<UInt8>, budget: Int,
-        context: DecodingContext, warnings: inout [String], into output: OutputBuffer
+        context: inout DecodingContext, warnings: inout [String], into output: OutputBuffer
     ) {
         let headers = part.headers
         let line = ResultLine(output)
