@@ -31,10 +31,16 @@ public struct MultipartBodyDecoder: BodyDecoder {
         let type = context.contentType.map(MIMEParameters.init)
         let subtype = (context.mimeType ?? type?.value ?? "").split(separator: "/").last.map(String.init) ?? ""
         var warnings: [String] = []
-        let boundary = try Self.boundary(of: type, body: body, warnings: &warnings)
-
-        var reader = MultipartReader(body: body, boundary: Array(boundary.utf8), maxHeaderBytes: limits.maxHeaderBytes)
-        try reader.start()
+        var reader: MultipartReader
+        do throws(RecordError) {
+            let boundary = try Self.boundary(of: type, body: body, warnings: &warnings)
+            reader = MultipartReader(body: body, boundary: Array(boundary.utf8), maxHeaderBytes: limits.maxHeaderBytes)
+            try reader.start()
+        } catch {
+            context.warnings += warnings
+            throw error
+        }
+        let boundary = String(decoding: reader.boundary, as: UTF8.self)
 
         let start = output.mark
         output.append(ascii: "{\"boundary\":")

@@ -21,6 +21,8 @@ struct MultipartReader {
     }
 
     let body: UnsafeBufferPointer<UInt8>
+    /// The boundary.
+    let boundary: [UInt8]
     /// `--` and the boundary.
     private let dashBoundary: [UInt8]
     /// LF and `dashBoundary`: what the first delimiter line is found by.
@@ -43,6 +45,7 @@ struct MultipartReader {
 
     init(body: UnsafeBufferPointer<UInt8>, boundary: [UInt8], maxHeaderBytes: Int) {
         self.body = body
+        self.boundary = boundary
         self.dashBoundary = Array("--".utf8) + boundary
         self.lineFeedDashBoundary = [Self.lf] + dashBoundary
         self.maxHeaderBytes = max(maxHeaderBytes, 1)
