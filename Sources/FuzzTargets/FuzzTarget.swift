@@ -31,6 +31,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The ndjson body decoder: NDJSON lines, or an RFC 7464 sequence when the input starts with RS (0x1E). Not
     /// `ndjson`, which is the framer of ndjson input records.
     case ndjsonBody = "ndjson-body"
+    /// The multipart decoder, its parts through the default chain (the first line is the Content-Type).
+    case multipart
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -65,6 +67,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let sequence = data.first == 0x1E
             BodyTarget.run(
                 data, decoder: "ndjson", mimeType: sequence ? "application/json-seq" : "application/x-ndjson")
+        case .multipart: MultipartTarget.run(data)
         }
     }
 

@@ -107,6 +107,12 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Most links an html value lists.", valueName: "n"))
     var maxHtmlLinks = defaults.limits.maxHTMLLinks
 
+    @Option(help: ArgumentHelp("Most parts a record's multipart value lists, at every depth together.", valueName: "n"))
+    var maxMultipartParts = defaults.limits.maxMultipartParts
+
+    @Option(help: ArgumentHelp("Most multipart bodies nested in one another (the record's counts).", valueName: "n"))
+    var maxMultipartDepth = defaults.limits.maxMultipartDepth
+
     @Option(
         help: ArgumentHelp(
             "AFNetworking's imageScale: add pointWidth/pointHeight (pixels divided by this) to image "
@@ -289,6 +295,8 @@ struct DecodeOptions: ParsableArguments {
         .flag("detect-language", \.detectLanguage, \.decoding.options.detectLanguage),
         .size("max-text-bytes", \.maxTextBytes, \.limits.maxTextBytes),
         .value("max-html-links", \.maxHtmlLinks, \.limits.maxHTMLLinks, 0...100_000_000),
+        .value("max-multipart-parts", \.maxMultipartParts, \.limits.maxMultipartParts, 1...100_000_000),
+        .value("max-multipart-depth", \.maxMultipartDepth, \.limits.maxMultipartDepth, 1...1000),
         .optional(
             "scale", \.scale, 0.001...1000, apply: { $1.decoding.options.imageScale = $0 },
             effective: { $0.decoding.options.imageScale?.configValue ?? .null }),

@@ -20,6 +20,8 @@ public struct DecodingContext: Sendable {
     public var mimeType: String?
     /// The `charset` parameter of the response's Content-Type, if any.
     public var charset: String?
+    /// The Content-Type field value as received, parameters included (the multipart decoder reads its `boundary`).
+    public var contentType: String?
     /// The record's URL (WARC-Target-URI, the HAR entry's or ndjson record's `url`), if any: links resolve against it.
     public var url: String?
     /// The response's Content-Language field, if any: a hint for language detection (docs/decoding.md#language).
@@ -28,12 +30,80 @@ public struct DecodingContext: Sendable {
     public var options: DecoderOptions
     /// Warnings to put on the line.
     public var warnings: [String] = []
+    /// The run's chain, for decoders that decode bodies embedded in theirs (multipart parts) with it
+    /// (docs/decoding.md#embedded-bodies); empty where there is none (a decoder called on its own).
+    public var chain: [ChainEntry] = []
+    /// How many bodies enclose this one: 0 for a record's body, 1 for a part of it, and so on.
+    public var depth = 0
+    /// How many embedded bodies (multipart parts) the record's decoders have read so far, at every depth together:
+    /// what bounds a record's total (`maxMultipartParts`), however they nest.
+    public var embeddedBodies = 0
 
     public init(mimeType: String?, charset: String? = nil, url: String? = nil, options: DecoderOptions) {
         self.mimeType = mimeType
         self.charset = charset
         self.url = url
         self.options = options
+    }
+}
+
+/// What decoding an embedded body gave (``DecodingContext/decodeEmbedded(_:with:mimeType:contentType:charset:url:maxValueBytes:into:)``).
+public struct EmbeddedOutcome: Sendable {
+    /// Whether a value was written.
+    public var wroteValue = false
+    /// The decoder's error; the output is then as it was.
+    public var error: RecordError?
+    /// The decoder's warnings.
+    public var warnings: [String] = []
+}
+
+extension DecodingContext {
+    /// The decoder for a body embedded in this one (a multipart part) of type `mimeType`: the first entry of
+    /// ``chain`` that accepts it, else the raw decoder, as for a record's body (docs/decoding.md#embedded-bodies).
+    public func embeddedDecoder(for mimeType: String?) -> any BodyDecoder {
+        chain.first { $0.accepts(mimeType) }?.decoder ?? RawDecoder()
+    }
+
+    /// Decodes a body embedded in this one with `decoder` (from ``embeddedDecoder(for:)``) as the compound decoder
+    /// decodes a record's body, writing the value to `output`, which on an error, or when no value was written, is as
+    /// it was (docs/decoding.md#embedded-bodies). The embedded body is one level deeper, and its value may take at
+    /// most `maxValueBytes` (else `limitExceeded`). The embedded bodies it reads in turn count in ``embeddedBodies``.
+    public mutating func decodeEmbedded(
+        _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, contentType: String?,
+        charset: String?, url: String?, maxValueBytes: Int, into output: OutputBuffer
+    ) -> EmbeddedOutcome {
+        var nested = DecodingContext(mimeType: mimeType, charset: charset, url: url, options: options)
+        nested.contentType = contentType
+        nested.chain = chain
+        nested.depth = depth + 1
+        nested.embeddedBodies = embeddedBodies
+        defer { embeddedBodies = nested.embeddedBodies }
+        let budget = max(min(maxValueBytes, options.limits.maxValueBytes), 0)
+        nested.options.limits.maxValueBytes = budget
+        var outcome = EmbeddedOutcome()
+        let mark = output.mark
+        let tooLarge = RecordError(.limitExceeded, "the value is larger than --max-value-bytes allows here (\(budget))")
+        // The raw decoder writes at least a byte per body byte: a body past the budget is refused before it is copied.
+        if decoder is RawDecoder && body.count > budget {
+            outcome.error = tooLarge
+            return outcome
+        }
+        do {
+            outcome.wroteValue = try decoder.decode(body, context: &nested, into: output)
+            if output.count - mark > budget {
+                output.rollback(to: mark)
+                outcome.wroteValue = false
+                outcome.error = tooLarge
+            } else if !outcome.wroteValue {
+                output.rollback(to: mark)
+            }
+        } catch {
+            output.rollback(to: mark)
+            outcome.wroteValue = false
+            outcome.error = error
+        }
+        outcome.warnings = nested.warnings
+        return outcome
     }
 }
 
@@ -56,13 +126,14 @@ public enum DecoderRegistry {
         FormBodyDecoder(),
         SSEBodyDecoder(),
         NDJSONBodyDecoder(),
+        MultipartBodyDecoder(),
         HTMLBodyDecoder(),
         TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
     public static let defaultChainNames = [
-        "json", "xml", "plist", "image", "form", "sse", "ndjson", "html", "text",
+        "json", "xml", "plist", "image", "form", "multipart", "sse", "ndjson", "html", "text",
     ]
 
     /// The default chain: the decoders of ``defaultChainNames``.

@@ -79,7 +79,7 @@ public struct CompoundDecoder: Sendable {
         line.revisit(record.warc)
         line.integer("status", record.status)
 
-        var (mimeType, charset) = Self.contentType(of: record.headers, warnings: &warnings)
+        var (mimeType, charset, contentType) = Self.contentType(of: record.headers, warnings: &warnings)
         let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
 
         // A status error, and with --strict-digests a payload digest mismatch, still let the body decode: the line
@@ -114,6 +114,7 @@ public struct CompoundDecoder: Sendable {
                 {
                     mimeType = type
                     charset = nil
+                    contentType = nil
                     sniffed = true
                 }
                 line.contentType(mimeType)
@@ -130,7 +131,7 @@ public struct CompoundDecoder: Sendable {
                         outcome: &outcome)
                 }
                 return decodeBody(
-                    body, mimeType: mimeType, charset: charset, url: record.url,
+                    body, mimeType: mimeType, charset: charset, contentType: contentType, url: record.url,
                     // Only language detection reads it: no header lookup on every record otherwise.
                     contentLanguage: settings.options.detectLanguage
                         ? record.headers.values("Content-Language").last : nil,
@@ -148,13 +149,13 @@ public struct CompoundDecoder: Sendable {
 
     /// The chain, on the body with its content codings undone.
     private func decodeBody(
-        _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, url: String?,
+        _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, contentType: String?, url: String?,
         contentLanguage: String?, recordError: RecordError?, line: ResultLine, warnings: inout [String],
         outcome: inout LineOutcome
     ) -> Bool {
         if let entry = settings.chain.first(where: { $0.accepts(mimeType) }) {
             return decode(
-                body, with: entry.decoder, mimeType: mimeType, charset: charset, url: url,
+                body, with: entry.decoder, mimeType: mimeType, charset: charset, contentType: contentType, url: url,
                 contentLanguage: contentLanguage, statusError: recordError, line: line, warnings: &warnings,
                 outcome: &outcome)
         }
@@ -167,27 +168,28 @@ public struct CompoundDecoder: Sendable {
         // The raw fallback gives a value only when the record is ok; otherwise the bytes go in `body`.
         if let recordError { return fail(line, decoder: raw.name, recordError, body: body, outcome: &outcome) }
         return decode(
-            body, with: raw, mimeType: mimeType, charset: charset, url: url,
+            body, with: raw, mimeType: mimeType, charset: charset, contentType: contentType, url: url,
             contentLanguage: contentLanguage, statusError: nil, line: line,
             warnings: &warnings, outcome: &outcome)
     }
 
-    /// The MIME type (docs/decoding.md#mime-type), or nil, with the `charset` parameter; several differing Content-Type
-    /// fields give a warning, and the last one counts.
+    /// The MIME type (docs/decoding.md#mime-type), or nil, with the `charset` parameter and the field value; several
+    /// differing Content-Type fields give a warning, and the last one counts.
     private static func contentType(
         of headers: HeaderFields, warnings: inout [String]
-    ) -> (mimeType: String?, charset: String?) {
+    ) -> (mimeType: String?, charset: String?, value: String?) {
         let contentTypes = headers.values("Content-Type")
         if contentTypes.count > 1 && contentTypes.contains(where: { $0 != contentTypes[0] }) {
             warnings.append("several differing Content-Type fields; the last one is used")
         }
         let mimeType = contentTypes.last.flatMap(MediaType.mimeType(ofContentType:))
-        return (mimeType, contentTypes.last.flatMap(MediaType.charset(ofContentType:)))
+        return (mimeType, contentTypes.last.flatMap(MediaType.charset(ofContentType:)), contentTypes.last)
     }
 
     private func decode(
         _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, charset: String?,
-        url: String?, contentLanguage: String?, statusError: RecordError?, line: ResultLine, warnings: inout [String],
+        contentType: String?, url: String?, contentLanguage: String?, statusError: RecordError?, line: ResultLine,
+        warnings: inout [String],
         outcome: inout LineOutcome
     ) -> Bool {
         let out = line.out
@@ -200,6 +202,8 @@ public struct CompoundDecoder: Sendable {
         var context = DecodingContext(
             mimeType: mimeType, charset: charset, url: url, options: settings.options)
         context.contentLanguage = contentLanguage
+        context.contentType = contentType
+        context.chain = settings.chain
         do {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings

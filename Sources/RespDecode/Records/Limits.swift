@@ -57,6 +57,12 @@ public struct Limits: Sendable, Hashable {
     /// Most values one NDJSON, JSON Lines or JSON text sequence body may have (docs/decoding.md#ndjson); past it,
     /// `limitExceeded`.
     public var maxNDJSONValues: Int = 1_000_000
+    /// Most parts one multipart value lists; past it the rest of the body is not read and `truncated` names `parts`
+    /// (docs/decoding.md#multipart-limits).
+    public var maxMultipartParts: Int = 10_000
+    /// Most multipart bodies nested in one another, the record's own counting as one: a multipart part deeper than
+    /// that is not decoded and carries a `limitExceeded` error (docs/decoding.md#multipart-limits).
+    public var maxMultipartDepth: Int = 4
     /// Most bytes a compressed WARC entry of a WACZ may inflate to per byte stored (docs/framings.md#wacz): an entry
     /// declaring more is refused before it is read (entries up to 1 MiB always pass), and so is one that would take
     /// the WARC entries of one archive together past this many times the archive's size. Stops ZIP bombs.
@@ -93,7 +99,9 @@ public struct Limits: Sendable, Hashable {
         maxHTMLLinks: Int? = nil,
         maxFormFields: Int? = nil,
         maxEvents: Int? = nil,
-        maxNDJSONValues: Int? = nil
+        maxNDJSONValues: Int? = nil,
+        maxMultipartParts: Int? = nil,
+        maxMultipartDepth: Int? = nil
     ) {
         if let maxHeaderBytes { self.maxHeaderBytes = maxHeaderBytes }
         if let maxBodyBytes { self.maxBodyBytes = maxBodyBytes }
@@ -115,5 +123,7 @@ public struct Limits: Sendable, Hashable {
         if let maxFormFields { self.maxFormFields = maxFormFields }
         if let maxEvents { self.maxEvents = maxEvents }
         if let maxNDJSONValues { self.maxNDJSONValues = maxNDJSONValues }
+        if let maxMultipartParts { self.maxMultipartParts = maxMultipartParts }
+        if let maxMultipartDepth { self.maxMultipartDepth = maxMultipartDepth }
     }
 }

@@ -74,7 +74,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList
             case invalidNDJSON
             case invalidImage, unsupportedFormat, contentDecodingFailed, limitExceeded, malformedRecord
-            case truncatedRecord, digestMismatch
+            case truncatedRecord, digestMismatch, invalidMultipart
         }
         private let wrapped: Wrapped
 
@@ -90,6 +90,8 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidXML = Code(wrapped: .invalidXML)
         /// The body is not a valid property list.
         public static let invalidPropertyList = Code(wrapped: .invalidPropertyList)
+        /// The body is not a multipart body that can be read (docs/decoding.md#multipart).
+        public static let invalidMultipart = Code(wrapped: .invalidMultipart)
         /// The body is not a decodable image.
         public static let invalidImage = Code(wrapped: .invalidImage)
         /// The body is in a format this build cannot decode.
