@@ -53,12 +53,14 @@ public enum DecoderRegistry {
         XMLBodyDecoder(),
         PlistBodyDecoder(),
         ImageBodyDecoder(),
+        MessagePackBodyDecoder(),
+        CBORBodyDecoder(),
         HTMLBodyDecoder(),
         TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
-    public static let defaultChainNames = ["json", "xml", "plist", "image", "html", "text"]
+    public static let defaultChainNames = ["json", "xml", "plist", "image", "msgpack", "cbor", "html", "text"]
 
     /// The default chain: the decoders of ``defaultChainNames``.
     public static var defaultChain: [any BodyDecoder] { defaultChainNames.compactMap(decoder(named:)) }

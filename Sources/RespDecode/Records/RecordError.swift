@@ -73,7 +73,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList
             case invalidImage, unsupportedFormat, contentDecodingFailed, limitExceeded, malformedRecord
-            case truncatedRecord, digestMismatch
+            case truncatedRecord, digestMismatch, invalidMessagePack, invalidCBOR
         }
         private let wrapped: Wrapped
 
@@ -87,6 +87,11 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidXML = Code(wrapped: .invalidXML)
         /// The body is not a valid property list.
         public static let invalidPropertyList = Code(wrapped: .invalidPropertyList)
+        /// The body is not one valid MessagePack value (docs/output.md#msgpack).
+        public static let invalidMessagePack = Code(wrapped: .invalidMessagePack)
+        /// The body is not one well-formed CBOR data item, or a sequence of them for `application/cbor-seq`
+        /// (docs/output.md#cbor).
+        public static let invalidCBOR = Code(wrapped: .invalidCBOR)
         /// The body is not a decodable image.
         public static let invalidImage = Code(wrapped: .invalidImage)
         /// The body is in a format this build cannot decode.
