@@ -95,9 +95,12 @@ static inline int rd_msgpack_callback_str(rd_user *u, const char *b, const char 
 static inline int rd_msgpack_callback_bin(rd_user *u, const char *b, const char *p, unsigned int l, int *o) {
     (void)b; (void)o; return RD_EVENT(RESPDECODE_MSGPACK_BIN, 0, p, l);
 }
-/* `p` is the type byte, followed by `l - 1` bytes of data. */
+/* `p` is the type byte, followed by `l - 1` bytes of data. The template computes `l` of an ext 32 as its length + 1
+   in 32 bits, so an ext 32 claiming 2^32 - 1 bytes arrives here with l == 0 (and `l - 1` would be 4 GiB read past the
+   body): refused as malformed. */
 static inline int rd_msgpack_callback_ext(rd_user *u, const char *b, const char *p, unsigned int l, int *o) {
     (void)b; (void)o;
+    if (l == 0) return MSGPACK_UNPACK_PARSE_ERROR;
     return RD_EVENT(RESPDECODE_MSGPACK_EXT, (uint64_t)(int64_t)(int8_t)p[0], p + 1, l - 1);
 }
 

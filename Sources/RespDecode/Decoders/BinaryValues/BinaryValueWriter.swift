@@ -52,6 +52,8 @@ struct BinaryValueWriter {
     private(set) var done = false
     /// The expected encoding a CBOR tag 21–23 set for the next value (and, when it is a container, what it holds).
     var pendingEncoding: ByteEncoding?
+    /// Whether the innermost open item is an indefinite-length string (whose chunks come next).
+    private(set) var inChunks = false
     /// The bytes of the indefinite-length byte string being read (its chunks, joined).
     private var chunks: [UInt8] = []
 
@@ -119,7 +121,7 @@ struct BinaryValueWriter {
         while !frames.isEmpty {
             let i = frames.count &- 1
             frames[i].seen &+= 1
-            if frames[i].kind == .map && frames[i].seen & 1 == 1 {
+            if case .map = frames[i].kind, frames[i].seen & 1 == 1 {
                 if frames[i].keyMark >= 0 {
                     try quoteKey(from: frames[i].keyMark, at: offset)
                     frames[i].keyMark = -1
@@ -193,12 +195,13 @@ struct BinaryValueWriter {
     mutating func openChunks(text: Bool, at offset: Int) throws(RecordError) {
         let encoding = beginValue(isString: text)
         try push(text ? .indefiniteText : .indefiniteBytes, total: .max, encoding: encoding, at: offset)
+        inChunks = true
         if text { output.append(UInt8(ascii: "\"")) } else { chunks.removeAll(keepingCapacity: true) }
     }
 
     /// Adds a chunk to the open indefinite-length string.
     mutating func appendChunk(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(RecordError) {
-        if frames.last?.kind == .indefiniteText {
+        if case .indefiniteText = frames.last?.kind {
             switch output.appendJSONStringContent(utf8: bytes, validate: true, stoppingPast: mark &+ maxValueBytes) {
             case .written: break
             case .invalidUTF8: throw invalid("text string chunk is not valid UTF-8", at: offset)
@@ -231,6 +234,7 @@ struct BinaryValueWriter {
             throw invalid("break (0xFF) where a tag's content belongs", at: offset)
         }
         frames.removeLast()
+        inChunks = false
         try endValue(at: offset)
     }
 
@@ -250,7 +254,11 @@ struct BinaryValueWriter {
 
     mutating func writeUnsigned(_ value: UInt64, at offset: Int?) throws(RecordError) {
         _ = beginValue(isString: false)
-        output.appendDecimal(value)
+        if value < 10 {
+            output.append(UInt8(truncatingIfNeeded: value) &+ 0x30)
+        } else {
+            output.appendDecimal(value)
+        }
         try endValue(at: offset)
     }
 
