@@ -24,6 +24,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case html
     /// The text layer (charset resolution and conversion) and the text decoder.
     case text
+    /// The msgpack decoder (msgpack-c's unpack template with our callbacks).
+    case msgpack
+    /// The cbor decoder (libcbor's streaming decoder), as `application/cbor` and as `application/cbor-seq`.
+    case cbor
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -47,6 +51,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
         case .html: HTMLTarget.run(data)
         case .text: TextTarget.run(data)
+        case .msgpack: BodyTarget.run(data, decoder: "msgpack", mimeType: "application/msgpack")
+        case .cbor:
+            BodyTarget.run(data, decoder: "cbor", mimeType: "application/cbor")
+            BodyTarget.run(data, decoder: "cbor", mimeType: "application/cbor-seq")
         }
     }
 

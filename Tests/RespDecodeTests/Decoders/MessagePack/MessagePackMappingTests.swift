@@ -102,3 +102,19 @@ struct MessagePackMappingTests {
         #expect((try? decode(array, limits: Limits(maxValueBytes: 201)).get()) != nil)
     }
 }
+
+extension MessagePackMappingTests {
+    /// msgpack-c's template adds the type byte to an ext 32's length in 32 bits: 2^32 − 1 wraps to 0, which would have
+    /// the callback read 4 GiB past the body. With no value limit to stop it first, it must still be refused.
+    @Test("an ext 32 of 2^32 − 1 bytes is malformed, whatever the value limit")
+    func extensionLengthWrap() {
+        let result = decodeBinaryBody(
+            bytes(hex: "c9 ff ff ff ff 01 00 00"), with: MessagePackBodyDecoder(), mimeType: "application/msgpack",
+            limits: Limits(maxValueBytes: 1 << 50))
+        guard case .failure(let error) = result else {
+            Issue.record("decoded: \(result)")
+            return
+        }
+        #expect(error.code == .invalidMessagePack)
+    }
+}
