@@ -54,8 +54,10 @@ let package = Package(
         // from CShims/cld2.cpp; this target only links it.
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
         // msgpack-c (libmsgpack-dev): the msgpack decoder runs its unpacking state machine (the header
-        // msgpack/unpack_template.h) with callbacks of our own, from CShims/msgpack.c; nothing of the library is called.
-        .systemLibrary(name: "CMsgpack", pkgConfig: "msgpack", providers: [.apt(["libmsgpack-dev"])]),
+        // msgpack/unpack_template.h) with callbacks of our own, from CShims/msgpack.c. Headers only: nothing of the
+        // library is called, so it is not linked (no pkg-config, whose flags would link libmsgpackc) and the runtime
+        // needs no msgpack package.
+        .systemLibrary(name: "CMsgpack", providers: [.apt(["libmsgpack-dev"])]),
         // libcbor (libcbor-dev): the cbor decoder, through its streaming decoder (cbor_stream_decode).
         .systemLibrary(name: "CCbor", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg; C++ for

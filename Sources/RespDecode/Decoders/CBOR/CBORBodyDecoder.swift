@@ -62,6 +62,8 @@ struct CBORReader {
     /// How many tag 24 items this one is inside.
     let embeddingLevel: Int
     var position = 0
+    /// Whether the body is a CBOR sequence, read into an array (`application/cbor-seq`).
+    var isSequence = false
     /// ``cborHeadCallbacks``, read once (a global's every read checks that it is initialised).
     let callbacks = cborHeadCallbacks
 
@@ -99,6 +101,7 @@ struct CBORReader {
     }
 
     mutating func run(sequence: Bool) throws(RecordError) {
+        isSequence = sequence
         if sequence { try writer.open(isMap: false, count: nil, at: 0) }
         while !writer.done {
             if sequence && writer.depth == 1 && position == end {
@@ -177,7 +180,12 @@ struct CBORReader {
         case .float: try writer.writeDouble(head.float, at: start)
         case .bool: try writer.writeBool(head.value != 0, at: start)
         case .null, .undefined: try writer.writeNull(at: start)
-        case .breakCode: try writer.closeIndefinite(at: start)
+        case .breakCode:
+            // The array a sequence is read into is not the body's to close.
+            if isSequence && writer.depth == 1 {
+                throw invalid("break (0xFF) outside an indefinite-length item", at: start)
+            }
+            try writer.closeIndefinite(at: start)
         case .tag: try tag(head.value, at: start)
         }
     }

@@ -75,6 +75,13 @@ struct CBORMappingTests {
             return
         }
         #expect(error.code == .invalidCBOR)
+        // A break between items closes nothing of the body's.
+        guard case .failure(let stray) = decode("01 ff 02", type: "application/cbor-seq") else {
+            Issue.record("a stray break decoded")
+            return
+        }
+        #expect(stray.code == .invalidCBOR)
+        #expect(stray.location?.offset == 1)
     }
 
     @Test(
