@@ -25,7 +25,6 @@ import datetime
 import os
 import random
 import subprocess
-import sys
 
 from benchlib import ROOT, data_dir, die, hyperfine_results, load_average, respdecode_binary, say
 
