@@ -1,7 +1,7 @@
 import RespDecode
 import Testing
 
-/// The examples of RFC 8949 Appendix A ("Examples of Encoded CBOR Data Items"), written here from the RFC's table, each
+/// The examples of RFC 8949 Appendix A (Table 6, "Examples of Encoded CBOR Data Items"), written here from the RFC's table, each
 /// with the JSON the cbor decoder gives under the mapping of docs/output.md#cbor. Every example of the table is here:
 /// the diagnostic notation of the RFC is in the comment where the JSON differs from it.
 @Suite("CBOR RFC 8949 Appendix A")
@@ -110,5 +110,7 @@ struct CBORAppendixATests {
             let result = decodeBinaryBody(bytes(hex: encoded), with: CBORBodyDecoder(), mimeType: "application/cbor")
             #expect(result == .success(json), "\(encoded)")
         }
+        // Table 6 of the appendix has 81 rows.
+        #expect(Self.examples.count == 81)
     }
 }
