@@ -18,12 +18,13 @@ FROM docker.io/library/debian:bookworm-slim AS runtime-base
 # zlib1g (gzip, deflate, PNG text, .warc.gz), libdeflate0 (whole .warc.gz members), libbrotli1 and libzstd1 (br and
 # zstd, .warc.zst), liblz4-1 (.warc.lz4), libssl3 (libcrypto's SHA-1 for WARC-Payload-Digest), libzip4 (WACZ
 # files), libcld2-0 (--detect-language; the ISO 639-3 codes come from libicu72, which libxml2 pulls in),
-# libuchardet0 (charset detection for text), libstdc++6 and libgcc-s1 (already in the base, named so that nothing
-# relies on it).
+# libuchardet0 (charset detection for text), libcbor0.8 (the cbor decoder; the msgpack decoder uses msgpack-c's
+# headers only, so no msgpack library), libstdc++6 and libgcc-s1 (already in the base, named so that nothing relies
+# on it).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libxml2 libpng16-16 libjpeg62-turbo zlib1g libdeflate0 libbrotli1 libzstd1 liblz4-1 libssl3 libzip4 libcld2-0 libuchardet0 \
-        libstdc++6 libgcc-s1 \
+        libcbor0.8 libstdc++6 libgcc-s1 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin respdecode
 # Inputs are mounted here (`-v "$PWD:/data:ro"`), so relative FILE arguments read as they would on the host.

@@ -53,15 +53,22 @@ let package = Package(
         // ICU's common library (libicu-dev, which libxml2-dev depends on): ISO 639-3 codes for CLD2's languages, called
         // from CShims/cld2.cpp; this target only links it.
         .systemLibrary(name: "CICU", providers: [.apt(["libicu-dev"])]),
+        // msgpack-c (libmsgpack-dev): the msgpack decoder runs its unpacking state machine (the header
+        // msgpack/unpack_template.h) with callbacks of our own, from CShims/msgpack.c. Headers only: nothing of the
+        // library is called, so it is not linked (no pkg-config, whose flags would link libmsgpackc) and the runtime
+        // needs no msgpack package.
+        .systemLibrary(name: "CMsgpack", providers: [.apt(["libmsgpack-dev"])]),
+        // libcbor (libcbor-dev): the cbor decoder, through its streaming decoder (cbor_stream_decode).
+        .systemLibrary(name: "CCbor", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         // The one C target: what Swift cannot do (C globals, variadic callbacks; setjmp for libpng and libjpeg; C++ for
-        // CLD2).
-        .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG", "CCLD2", "CICU"]),
+        // CLD2; a C header template for msgpack-c).
+        .target(name: "CShims", dependencies: ["CLibXML2", "CPNG", "CJPEG", "CCLD2", "CICU", "CMsgpack"]),
         // Framing, validation, decoders, output and the stream runner: everything but the command line.
         .target(
             name: "RespDecode",
             dependencies: [
                 "CLibXML2", "CShims", "CZlib", "CDeflate", "CBrotli", "CZstd", "CLZ4", "CCrypto", "CZip", "CCLD2",
-                "CICU", "CUchardet",
+                "CICU", "CUchardet", "CCbor",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Optimized in debug builds too: the tests hold the library to the budgets of the shipped binary (a hostile

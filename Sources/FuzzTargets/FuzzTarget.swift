@@ -33,6 +33,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case ndjsonBody = "ndjson-body"
     /// The multipart decoder, its parts through the default chain (the first line is the Content-Type).
     case multipart
+    /// The msgpack decoder (msgpack-c's unpack template with our callbacks).
+    case msgpack
+    /// The cbor decoder (libcbor's streaming decoder), as `application/cbor` and as `application/cbor-seq`.
+    case cbor
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -68,6 +72,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             BodyTarget.run(
                 data, decoder: "ndjson", mimeType: sequence ? "application/json-seq" : "application/x-ndjson")
         case .multipart: MultipartTarget.run(data)
+        case .msgpack: BodyTarget.run(data, decoder: "msgpack", mimeType: "application/msgpack")
+        case .cbor:
+            BodyTarget.run(data, decoder: "cbor", mimeType: "application/cbor")
+            BodyTarget.run(data, decoder: "cbor", mimeType: "application/cbor-seq")
         }
     }
 

@@ -187,7 +187,8 @@ struct DecodeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Deepest nesting of JSON arrays and objects, XML and HTML elements and plist containers.",
+            "Deepest nesting of JSON arrays and objects, XML and HTML elements, plist containers, and msgpack and CBOR "
+                + "arrays, maps and tags.",
             valueName: "n"))
     var maxDepth = defaults.limits.maxDepth
 
@@ -199,7 +200,7 @@ struct DecodeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Largest JSON value of one xml or plist body (guards entity and shared-object "
+            "Largest JSON value of one xml, plist, msgpack or cbor body (guards entity and shared-object "
                 + "expansion); in an html value, of the fields other than its text.", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 

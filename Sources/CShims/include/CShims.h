@@ -148,4 +148,31 @@ void respdecode_detect_language(const uint8_t *utf8, size_t length, size_t max_b
                                 const char *content_language_hint, const char *tld_hint,
                                 respdecode_language_result *result);
 
+/* ---- MessagePack: msgpack-c's unpacking state machine (its unpack_template.h) with callbacks that report each
+   value, not build a tree (msgpack.c says why). ---- */
+
+/* The deepest nesting the parser's stack holds. */
+#define RESPDECODE_MSGPACK_MAX_DEPTH 1024
+
+enum {
+    RESPDECODE_MSGPACK_NIL, RESPDECODE_MSGPACK_FALSE, RESPDECODE_MSGPACK_TRUE,
+    RESPDECODE_MSGPACK_UINT,  /* value: the integer */
+    RESPDECODE_MSGPACK_INT,   /* value: the signed integer's bits (int8 to int64 formats) */
+    RESPDECODE_MSGPACK_FLOAT, /* value: the bits of the double (a float 32 widened exactly) */
+    RESPDECODE_MSGPACK_STR, RESPDECODE_MSGPACK_BIN, /* bytes, length */
+    RESPDECODE_MSGPACK_EXT,   /* value: the type (-128...127, sign-extended); bytes, length: the data */
+    RESPDECODE_MSGPACK_ARRAY, RESPDECODE_MSGPACK_MAP /* value: the element or pair count its header claims */
+};
+
+/* Called with each value in document order (a container before its elements); returns 0 to go on, or a negative
+   number to stop the parse (which then returns it). `bytes` points into the parsed buffer. */
+typedef int (*respdecode_msgpack_event)(void *sink, int kind, uint64_t value, const char *bytes, size_t length);
+
+/* Parses the one MessagePack value at the start of data[0..<length], calling `event` for each value in it. Returns 1
+   when the value is complete (*end: the offset after it), 0 when the data ends inside it, -1 on a byte that starts
+   no value (*end: its offset), -2 for nesting deeper than RESPDECODE_MSGPACK_MAX_DEPTH, or what `event` returned to
+   stop it (*end: the offset of the value's last byte read). */
+int respdecode_msgpack_parse(const uint8_t *data, size_t length, size_t *end, respdecode_msgpack_event event,
+                             void *sink);
+
 #endif

@@ -127,13 +127,15 @@ public enum DecoderRegistry {
         SSEBodyDecoder(),
         NDJSONBodyDecoder(),
         MultipartBodyDecoder(),
+        MessagePackBodyDecoder(),
+        CBORBodyDecoder(),
         HTMLBodyDecoder(),
         TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
     public static let defaultChainNames = [
-        "json", "xml", "plist", "image", "form", "multipart", "sse", "ndjson", "html", "text",
+        "json", "xml", "plist", "image", "form", "multipart", "sse", "ndjson", "msgpack", "cbor", "html", "text",
     ]
 
     /// The default chain: the decoders of ``defaultChainNames``.

@@ -17,15 +17,17 @@ public struct Limits: Sendable, Hashable {
     /// Most content codings a Content-Encoding list may stack (`gzip, br` is two; `identity` does not count): each
     /// one is a pass over the body.
     public var maxContentCodings: Int = 4
-    /// Deepest nesting of arrays and objects (JSON), elements (XML), containers (plist) or open elements (HTML: past
-    /// it the page is read no further, docs/decoding.md#bounds).
+    /// Deepest nesting of arrays and objects (JSON), elements (XML), containers (plist), arrays, maps and tags
+    /// (msgpack, CBOR: docs/decoding.md#msgpack-and-cbor) or open elements (HTML: past it the page is read no further,
+    /// docs/decoding.md#bounds).
     public var maxDepth: Int = 512
     /// Most bytes of a failing body kept in a line's `body` (base64 of at most this many bytes).
     public var maxErrorBodyBytes: Int = 4096
     /// Most objects a property list may expand to, counting a shared object once per use (JSON has no references).
     public var maxPlistObjects: Int = 1_000_000
-    /// Largest JSON value one record's xml or plist decoder may write, in bytes: guards the expansion of shared
-    /// plist objects and XML namespaces and entities, which can make a small body a huge value. In an html value it
+    /// Largest JSON value one record's xml, plist, msgpack or cbor decoder may write, in bytes: guards the expansion
+    /// of shared plist objects and XML namespaces and entities, which can make a small body a huge value, and the
+    /// growth of binary formats into JSON (64 MB of one-byte msgpack items is 128 MB of JSON). In an html value it
     /// bounds the fields other than `text` (meta, links, headings, title).
     public var maxValueBytes: Int = 64 * 1024 * 1024
     /// Most pixels (width × height) an image may have to be decoded in full with `--inflate`; checked in 64-bit

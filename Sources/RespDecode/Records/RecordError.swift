@@ -72,9 +72,9 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList
-            case invalidNDJSON
             case invalidImage, unsupportedFormat, contentDecodingFailed, limitExceeded, malformedRecord
-            case truncatedRecord, digestMismatch, invalidMultipart
+            case truncatedRecord, digestMismatch, invalidNDJSON, invalidMultipart
+            case invalidMessagePack, invalidCBOR
         }
         private let wrapped: Wrapped
 
@@ -92,6 +92,11 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidPropertyList = Code(wrapped: .invalidPropertyList)
         /// The body is not a multipart body that can be read (docs/decoding.md#multipart).
         public static let invalidMultipart = Code(wrapped: .invalidMultipart)
+        /// The body is not one valid MessagePack value (docs/output.md#msgpack).
+        public static let invalidMessagePack = Code(wrapped: .invalidMessagePack)
+        /// The body is not one well-formed CBOR data item, or a sequence of them for `application/cbor-seq`
+        /// (docs/output.md#cbor).
+        public static let invalidCBOR = Code(wrapped: .invalidCBOR)
         /// The body is not a decodable image.
         public static let invalidImage = Code(wrapped: .invalidImage)
         /// The body is in a format this build cannot decode.

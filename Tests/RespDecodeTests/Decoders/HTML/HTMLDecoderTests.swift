@@ -38,7 +38,7 @@ struct HTMLDecoderTests {
         #expect(entry.accepts("text/html"))
         #expect(entry.accepts("application/xhtml+xml"))
         #expect(!entry.accepts("text/plain"))
-        #expect(DecoderRegistry.defaultChainNames == ["json", "xml", "plist", "image", "html", "text"])
+        #expect(DecoderRegistry.defaultChainNames.suffix(2) == ["html", "text"])
     }
 
     @Test func emptyBodyHasNoValue() throws {
