@@ -193,6 +193,12 @@ struct DecodeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Deepest nesting of protobuf messages guessed in length-delimited fields, and of groups.",
+            valueName: "n"))
+    var maxProtobufDepth = defaults.limits.maxProtobufDepth
+
+    @Option(
+        help: ArgumentHelp(
             "Largest JSON value of one xml or plist body (guards entity and shared-object "
                 + "expansion); in an html value, of the fields other than its text.", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
@@ -300,6 +306,7 @@ struct DecodeOptions: ParsableArguments {
         .value("max-content-codings", \.maxContentCodings, \.limits.maxContentCodings, 0...100),
         .value("max-depth", \.maxDepth, \.limits.maxDepth, 1...1_000_000),
         .value("max-plist-objects", \.maxPlistObjects, \.limits.maxPlistObjects, 1...(1 << 40)),
+        .value("max-protobuf-depth", \.maxProtobufDepth, \.limits.maxProtobufDepth, 1...64),
         .size("max-value-bytes", \.maxValueBytes, \.limits.maxValueBytes),
         .value("max-archive-ratio", \.maxArchiveRatio, \.limits.maxArchiveRatio, 1...1_000_000),
         .size("max-archive-entry-bytes", \.maxArchiveEntryBytes, \.limits.maxArchiveEntryBytes),

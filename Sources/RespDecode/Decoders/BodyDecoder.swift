@@ -24,6 +24,10 @@ public struct DecodingContext: Sendable {
     public var url: String?
     /// The response's Content-Language field, if any: a hint for language detection (docs/decoding.md#language).
     public var contentLanguage: String?
+    /// The response's header fields and its trailer fields (chunked or HTTP/2 trailers), if the caller has them: the
+    /// protobuf decoder reads `grpc-encoding`, `grpc-status` and `grpc-message` there (docs/decoding.md#protobuf).
+    public var headers: HeaderFields?
+    public var trailers: HeaderFields?
     /// The decoders' options and limits: all a decoder is told of the run's settings.
     public var options: DecoderOptions
     /// Warnings to put on the line.
@@ -53,12 +57,13 @@ public enum DecoderRegistry {
         XMLBodyDecoder(),
         PlistBodyDecoder(),
         ImageBodyDecoder(),
+        ProtobufBodyDecoder(),
         HTMLBodyDecoder(),
         TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
-    public static let defaultChainNames = ["json", "xml", "plist", "image", "html", "text"]
+    public static let defaultChainNames = ["json", "xml", "plist", "image", "protobuf", "html", "text"]
 
     /// The default chain: the decoders of ``defaultChainNames``.
     public static var defaultChain: [any BodyDecoder] { defaultChainNames.compactMap(decoder(named:)) }

@@ -73,7 +73,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList
             case invalidImage, unsupportedFormat, contentDecodingFailed, limitExceeded, malformedRecord
-            case truncatedRecord, digestMismatch
+            case truncatedRecord, digestMismatch, invalidProtobuf
         }
         private let wrapped: Wrapped
 
@@ -89,6 +89,8 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidPropertyList = Code(wrapped: .invalidPropertyList)
         /// The body is not a decodable image.
         public static let invalidImage = Code(wrapped: .invalidImage)
+        /// The body is not a protobuf message, or its gRPC frames are truncated (docs/decoding.md#protobuf).
+        public static let invalidProtobuf = Code(wrapped: .invalidProtobuf)
         /// The body is in a format this build cannot decode.
         public static let unsupportedFormat = Code(wrapped: .unsupportedFormat)
         /// The declared Content-Encoding could not be undone.
