@@ -219,28 +219,23 @@ struct ProtobufReader {
         return true
     }
 
-    /// Writes the `"type"` and `"value"` of a length-delimited field: a nested message, a string, or bytes.
+    /// Writes the `"type"` and `"value"` of a length-delimited field: a nested message when the bytes parse as one
+    /// and are not printable text, else a string when they are printable text (UTF-8 without control characters but
+    /// tab, line feed and carriage return), else bytes.
     private func writeLengthDelimited(_ content: UnsafeBufferPointer<UInt8>, depth: Int) -> Bool {
-        if content.isEmpty {
-            out.append(ascii: ",\"type\":\"string\",\"value\":\"\"")
-            return true
-        }
-        if depth < limits.maxDepth && !isPrintableText(content),
+        let printable = isPrintableText(content)
+        if !printable && depth < limits.maxDepth,
             case .success = Self.check(content, maxGroupDepth: limits.maxDepth - depth)
         {
             out.append(ascii: ",\"type\":\"message\",\"value\":")
             return writeFields(content, depth: depth + 1)
         }
-        let mark = out.mark
-        out.append(ascii: ",\"type\":\"string\",\"value\":\"")
-        switch out.appendJSONStringContent(utf8: content, stoppingPast: valueEnd) {
-        case .written:
+        if printable {
+            out.append(ascii: ",\"type\":\"string\",\"value\":\"")
+            guard out.appendJSONStringContent(utf8: content, validate: false, stoppingPast: valueEnd) == .written
+            else { return false }
             out.append(UInt8(ascii: "\""))
             return true
-        case .pastLimit:
-            return false
-        case .invalidUTF8:
-            out.rollback(to: mark)
         }
         out.append(ascii: ",\"type\":\"bytes\",\"value\":{\"base64\":\"")
         out.appendBase64(content)

@@ -38,7 +38,8 @@ struct HTMLDecoderTests {
         #expect(entry.accepts("text/html"))
         #expect(entry.accepts("application/xhtml+xml"))
         #expect(!entry.accepts("text/plain"))
-        #expect(DecoderRegistry.defaultChainNames == ["json", "xml", "plist", "image", "html", "text"])
+        #expect(DecoderRegistry.defaultChainNames.prefix(4) == ["json", "xml", "plist", "image"])
+        #expect(DecoderRegistry.defaultChainNames.suffix(2) == ["html", "text"])
     }
 
     @Test func emptyBodyHasNoValue() throws {
