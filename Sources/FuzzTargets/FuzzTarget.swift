@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case html
     /// The text layer (charset resolution and conversion) and the text decoder.
     case text
+    /// The protobuf decoder, on the input as one message and as gRPC frames (docs/decoding.md#protobuf).
+    case protobuf
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -50,6 +52,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
         case .html: HTMLTarget.run(data)
         case .text: TextTarget.run(data)
+        case .protobuf:
+            BodyTarget.run(data, decoder: "protobuf", mimeType: "application/x-protobuf")
+            BodyTarget.run(data, decoder: "protobuf", mimeType: "application/grpc-web+proto")
         }
     }
 

@@ -82,32 +82,8 @@ public struct ProtobufBodyDecoder: BodyDecoder {
                 output.append(ascii: "{\"fields\":")
                 try reader.readMessage(payload, base: i - length)
                 output.append(UInt8(ascii: "}"))
-                continue
-            }
-            let coding = headers?.last("grpc-encoding")?.lowercased() ?? "identity"
-            if ["gzip", "x-gzip", "deflate", "zstd"].contains(coding) {
-                let inflated: [UInt8]
-                do throws(RecordError) {
-                    inflated = try ContentDecoding.decode(payload, codings: [coding], limits: context.options.limits)
-                        .body
-                } catch {
-                    throw RecordError(
-                        .invalidProtobuf, "a compressed gRPC frame is not \(coding): \(error.message)",
-                        location: .init(offset: start))
-                }
-                output.append(ascii: "{\"compressed\":")
-                output.appendJSONString(coding)
-                output.append(ascii: ",\"fields\":")
-                try inflated.withUnsafeBufferPointer { (bytes) throws(RecordError) in try reader.readMessage(bytes) }
-                output.append(UInt8(ascii: "}"))
             } else {
-                context.warnings.append(
-                    "a gRPC frame compressed with '\(coding)', which is not undone, is kept as bytes")
-                output.append(ascii: "{\"compressed\":")
-                output.appendJSONString(coding)
-                output.append(ascii: ",\"value\":{\"base64\":\"")
-                output.appendBase64(payload)
-                output.append(ascii: "\"}}")
+                try readCompressed(payload, at: start, reader: reader, context: &context, output: output)
             }
             guard output.count <= reader.valueEnd else {
                 throw RecordError(.limitExceeded, "protobuf value larger than the value limit (maxValueBytes)")
@@ -140,6 +116,37 @@ public struct ProtobufBodyDecoder: BodyDecoder {
         }
         output.append(UInt8(ascii: "}"))
         return true
+    }
+
+    /// A frame with the compressed flag: inflated with `grpc-encoding`'s coding when the Content-Encoding code undoes
+    /// it, else kept as base64 with a warning.
+    private func readCompressed(
+        _ payload: UnsafeBufferPointer<UInt8>, at start: Int, reader: ProtobufReader, context: inout DecodingContext,
+        output: OutputBuffer
+    ) throws(RecordError) {
+        let coding = context.headers?.last("grpc-encoding")?.lowercased() ?? "identity"
+        if ["gzip", "x-gzip", "deflate", "zstd"].contains(coding) {
+            let inflated: [UInt8]
+            do throws(RecordError) {
+                inflated = try ContentDecoding.decode(payload, codings: [coding], limits: context.options.limits).body
+            } catch {
+                throw RecordError(
+                    .invalidProtobuf, "a compressed gRPC frame is not \(coding): \(error.message)",
+                    location: .init(offset: start))
+            }
+            output.append(ascii: "{\"compressed\":")
+            output.appendJSONString(coding)
+            output.append(ascii: ",\"fields\":")
+            try inflated.withUnsafeBufferPointer { (bytes) throws(RecordError) in try reader.readMessage(bytes) }
+            output.append(UInt8(ascii: "}"))
+        } else {
+            context.warnings.append("a gRPC frame compressed with '\(coding)', which is not undone, is kept as bytes")
+            output.append(ascii: "{\"compressed\":")
+            output.appendJSONString(coding)
+            output.append(ascii: ",\"value\":{\"base64\":\"")
+            output.appendBase64(payload)
+            output.append(ascii: "\"}}")
+        }
     }
 
     /// The `name: value` lines of a gRPC-Web trailer frame, names lower-cased, values trimmed; lines without a colon

@@ -261,7 +261,21 @@ struct ProtobufReader {
 func isPrintableText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     var i = 0
     let n = bytes.count
+    guard let base = bytes.baseAddress else { return true }
+    let raw = UnsafeRawPointer(base)
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
     while i < n {
+        // Eight bytes at a time while all are printable ASCII: none below 0x20 (the "has a byte less than" test),
+        // none 0x7F or above.
+        while n - i >= 8 {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let below = (word &- ones &* 0x20) & ~word & high
+            let above = ((word & ~high) &+ ones | word) & high
+            guard below | above == 0 else { break }
+            i += 8
+        }
+        guard i < n else { break }
         let c = bytes[i]
         if c >= 0x20 && c < 0x7F {
             i += 1
