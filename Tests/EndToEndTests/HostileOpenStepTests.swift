@@ -40,6 +40,14 @@ struct HostileOpenStepTests {
         #expect(["invalidPropertyList", "limitExceeded"].contains(Self.code(of: line)))
     }
 
+    @Test("62 MB of UTF-16 CJK text: 93 MB as UTF-8, refused before it is made")
+    func wideText() throws {
+        var body = Data([0xFF, 0xFE])
+        body.append(("( \"" + String(repeating: "中", count: 31_000_000) + "\" )").data(using: .utf16LittleEndian)!)
+        let line = try HostileDocumentTests.runLimited(body, type: "application/x-plist", name: "openstep 62 MB UTF-16")
+        #expect(Self.code(of: line) == "limitExceeded")
+    }
+
     @Test("10 million tiny dictionary entries")
     func manyEntries() throws {
         let body = Data(("{" + String(repeating: "a=b;", count: 10_000_000) + "}").utf8)

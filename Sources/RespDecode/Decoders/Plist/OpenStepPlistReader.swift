@@ -24,6 +24,8 @@ struct OpenStepPlistReader {
         var maxDepth: Int
         var maxObjects: Int
         var maxValueBytes: Int
+        /// Largest UTF-8 text a UTF-16 or UTF-32 body may transcode to (`maxDecodedBodyBytes`).
+        var maxTextBytes: Int = .max
     }
 
     /// Longest text of a GNUstep typed value between `<*X` and `>`: a date is 25 bytes, a real at most a few dozen;
@@ -36,7 +38,7 @@ struct OpenStepPlistReader {
     func read(_ body: UnsafeBufferPointer<UInt8>, into output: OutputBuffer) throws(RecordError) {
         let mark = output.mark
         do {
-            switch try Self.transcoded(body) {
+            switch try Self.transcoded(body, maxBytes: limits.maxTextBytes) {
             case .some(let utf8):
                 try utf8.withUnsafeBufferPointer { (text) throws(RecordError) in
                     var parser = OpenStepParser(text: text, out: output, limits: limits)
@@ -57,68 +59,86 @@ struct OpenStepPlistReader {
     }
 
     /// The body as UTF-8 when it starts with a UTF-16 or UTF-32 byte order mark; `nil` when it has none (UTF-8).
-    static func transcoded(_ body: UnsafeBufferPointer<UInt8>) throws(RecordError) -> [UInt8]? {
+    ///
+    /// Two passes: the first checks the code units and counts the UTF-8 bytes, so that a text that would grow past
+    /// `maxBytes` (CJK text in UTF-16 grows by half) is refused before anything is allocated, the second writes them.
+    static func transcoded(_ body: UnsafeBufferPointer<UInt8>, maxBytes: Int) throws(RecordError) -> [UInt8]? {
         func has(_ prefix: [UInt8]) -> Bool { body.count >= prefix.count && zip(body, prefix).allSatisfy { $0 == $1 } }
-        var result: [UInt8] = []
-        func put(_ scalar: UInt32) {
-            if scalar < 0x80 {
-                result.append(UInt8(scalar))
-            } else if scalar < 0x800 {
-                result += [UInt8(0xC0 | scalar >> 6), UInt8(0x80 | scalar & 0x3F)]
-            } else if scalar < 0x10000 {
-                result += [UInt8(0xE0 | scalar >> 12), UInt8(0x80 | scalar >> 6 & 0x3F), UInt8(0x80 | scalar & 0x3F)]
-            } else {
-                result += [
-                    UInt8(0xF0 | scalar >> 18), UInt8(0x80 | scalar >> 12 & 0x3F), UInt8(0x80 | scalar >> 6 & 0x3F),
-                    UInt8(0x80 | scalar & 0x3F),
-                ]
-            }
-        }
+        let width: Int
         if has([0x00, 0x00, 0xFE, 0xFF]) || has([0xFF, 0xFE, 0x00, 0x00]) {
-            let big = body[0] == 0
-            guard body.count % 4 == 0 else {
-                throw RecordError(.invalidPropertyList, "UTF-32 text of \(body.count) bytes, not a multiple of 4")
-            }
-            result.reserveCapacity(body.count / 4)
-            var i = 4
-            while i < body.count {
-                let b = (UInt32(body[i]), UInt32(body[i + 1]), UInt32(body[i + 2]), UInt32(body[i + 3]))
-                let scalar = big ? b.0 << 24 | b.1 << 16 | b.2 << 8 | b.3 : b.3 << 24 | b.2 << 16 | b.1 << 8 | b.0
-                guard scalar < 0x11_0000, !(0xD800...0xDFFF).contains(scalar) else {
-                    throw RecordError(
-                        .invalidPropertyList, "not UTF-32: code point \(scalar)", location: .init(offset: i))
-                }
-                put(scalar)
-                i += 4
-            }
-            return result
+            width = 4
+        } else if has([0xFE, 0xFF]) || has([0xFF, 0xFE]) {
+            width = 2
+        } else {
+            return nil
         }
-        if has([0xFE, 0xFF]) || has([0xFF, 0xFE]) {
-            let big = body[0] == 0xFE
-            guard body.count % 2 == 0 else {
-                throw RecordError(.invalidPropertyList, "UTF-16 text of \(body.count) bytes, not a multiple of 2")
+        let big = body[0] == 0x00 || body[0] == 0xFE
+        guard body.count % width == 0 else {
+            throw RecordError(
+                .invalidPropertyList, "UTF-\(width * 8) text of \(body.count) bytes, not a multiple of \(width)")
+        }
+        /// The code point at `i` and the bytes it takes, or nil when the text is not UTF-16/32 there.
+        func scalar(at i: Int) -> (UInt32, Int)? {
+            if width == 4 {
+                let b = (UInt32(body[i]), UInt32(body[i + 1]), UInt32(body[i + 2]), UInt32(body[i + 3]))
+                let value = big ? b.0 << 24 | b.1 << 16 | b.2 << 8 | b.3 : b.3 << 24 | b.2 << 16 | b.1 << 8 | b.0
+                return value < 0x11_0000 && !(0xD800...0xDFFF).contains(value) ? (value, 4) : nil
             }
-            result.reserveCapacity(body.count)
-            var i = 2
             func unit(_ at: Int) -> UInt32 {
                 big ? UInt32(body[at]) << 8 | UInt32(body[at + 1]) : UInt32(body[at + 1]) << 8 | UInt32(body[at])
             }
-            while i < body.count {
-                let first = unit(i)
-                if (0xD800..<0xDC00).contains(first), i + 3 < body.count, (0xDC00..<0xE000).contains(unit(i + 2)) {
-                    put(0x10000 + (first - 0xD800) << 10 + (unit(i + 2) - 0xDC00))
-                    i += 4
-                    continue
-                }
-                guard !(0xD800..<0xE000).contains(first) else {
-                    throw RecordError(.invalidPropertyList, "not UTF-16: a lone surrogate", location: .init(offset: i))
-                }
-                put(first)
-                i += 2
-            }
-            return result
+            let first = unit(i)
+            if first < 0xD800 || first >= 0xE000 { return (first, 2) }
+            guard first < 0xDC00, i + 3 < body.count else { return nil }
+            let second = unit(i + 2)
+            guard (0xDC00..<0xE000).contains(second) else { return nil }
+            return (0x10000 + (first - 0xD800) << 10 + (second - 0xDC00), 4)
         }
-        return nil
+        @inline(__always) func utf8Length(_ value: UInt32) -> Int {
+            value < 0x80 ? 1 : value < 0x800 ? 2 : value < 0x10000 ? 3 : 4
+        }
+        var length = 0
+        var i = width
+        while i < body.count {
+            guard let (value, size) = scalar(at: i) else {
+                throw RecordError(
+                    .invalidPropertyList, "not UTF-\(width * 8) text: a lone surrogate or a code point past U+10FFFF",
+                    location: .init(offset: i))
+            }
+            length += utf8Length(value)
+            i += size
+        }
+        guard length <= maxBytes else {
+            throw RecordError(
+                .limitExceeded,
+                "the text is \(length) bytes as UTF-8, more than the decoded body limit (maxDecodedBodyBytes)")
+        }
+        return [UInt8](unsafeUninitializedCapacity: length) { out, count in
+            var o = 0
+            var k = width
+            while k < body.count {
+                let (value, size) = scalar(at: k)!
+                k += size
+                switch utf8Length(value) {
+                case 1:
+                    out[o] = UInt8(value)
+                case 2:
+                    out[o] = UInt8(0xC0 | value >> 6)
+                    out[o + 1] = UInt8(0x80 | value & 0x3F)
+                case 3:
+                    out[o] = UInt8(0xE0 | value >> 12)
+                    out[o + 1] = UInt8(0x80 | value >> 6 & 0x3F)
+                    out[o + 2] = UInt8(0x80 | value & 0x3F)
+                default:
+                    out[o] = UInt8(0xF0 | value >> 18)
+                    out[o + 1] = UInt8(0x80 | value >> 12 & 0x3F)
+                    out[o + 2] = UInt8(0x80 | value >> 6 & 0x3F)
+                    out[o + 3] = UInt8(0x80 | value & 0x3F)
+                }
+                o += utf8Length(value)
+            }
+            count = o
+        }
     }
 }
 

@@ -35,7 +35,7 @@ public struct PlistBodyDecoder: BodyDecoder {
             let reader = OpenStepPlistReader(
                 limits: .init(
                     maxDepth: limits.maxDepth, maxObjects: limits.maxPlistObjects,
-                    maxValueBytes: limits.maxValueBytes))
+                    maxValueBytes: limits.maxValueBytes, maxTextBytes: limits.maxDecodedBodyBytes))
             try reader.read(body, into: output)
             return true
         }

@@ -101,6 +101,12 @@ struct OpenStepPlistReaderTests {
         #expect(decodePlist([0, 0, 0xFE, 0xFF] + Array(text.data(using: .utf32BigEndian)!)).value == want)
         #expect(decodePlist([0xFF, 0xFE, 0, 0] + Array(text.data(using: .utf32LittleEndian)!)).value == want)
         #expect(decodePlist([0xFE, 0xFF, 0x00, 0x28, 0xD8, 0x00, 0x00, 0x29]).error?.code == .invalidPropertyList)
+        #expect(decodePlist([0xFF, 0xFE, 0x28, 0x00, 0x29]).error?.code == .invalidPropertyList, "odd length")
+        // The UTF-8 text of a UTF-16 body counts against the decoded body limit before it is made.
+        let wide =
+            [0xFF, 0xFE] + Array("( \"\(String(repeating: "中", count: 100))\" )".data(using: .utf16LittleEndian)!)
+        #expect(decodePlist(wide) { $0.limits.maxDecodedBodyBytes = 300 }.error?.code == .limitExceeded)
+        #expect(decodePlist(wide) { $0.limits.maxDecodedBodyBytes = 306 }.value != nil)
     }
 
     @Test(.enabled(if: Corpora.available, Corpora.skipComment))
