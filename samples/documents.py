@@ -46,6 +46,6 @@ body = b"bplist00" + bytes([0xA1, 0x00]) + bytes([8]) + b"\0" * 6 + bytes([1, 1]
 records.append(response(200, "OK", "application/x-plist", body))
 # 9. A 204 with a plist type and no body: no value, no error.
 records.append(b"HTTP/1.1 204 No Content\r\nContent-Type: application/x-plist\r\n\r\n")
-# 10. An OpenStep text plist: not supported.
+# 10. An OpenStep text plist (docs/decoding.md#openstep-property-lists).
 records.append(response(200, "OK", "application/x-plist", b'{ name = "Ada"; }'))
 sys.stdout.buffer.write(b"".join(records))

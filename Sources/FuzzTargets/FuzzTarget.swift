@@ -19,6 +19,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case zst, lz4
     case plistBinary = "plist-binary"
     case plistXML = "plist-xml"
+    /// OpenStep text plists and `.strings` tables (docs/decoding.md#openstep-property-lists), through the plist decoder.
+    case plistOpenStep = "plist-openstep"
     case png, jpeg
     /// The html decoder (libxml2's HTML parser in SAX mode and the value's rules).
     case html
@@ -37,6 +39,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case msgpack
     /// The cbor decoder (libcbor's streaming decoder), as `application/cbor` and as `application/cbor-seq`.
     case cbor
+    /// The protobuf decoder, on the input as one message and as gRPC frames (docs/decoding.md#protobuf).
+    case protobuf
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -55,6 +59,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .xml: BodyTarget.run(data, decoder: "xml", mimeType: "application/xml")
         case .plistBinary: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist", magic: "bplist00")
         case .plistXML: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist")
+        case .plistOpenStep: BodyTarget.run(data, decoder: "plist", mimeType: "application/x-plist")
         case .png:
             ImageTarget.run(data, mimeType: "image/png", magic: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .jpeg: ImageTarget.run(data, mimeType: "image/jpeg", magic: [0xFF, 0xD8])
@@ -76,6 +81,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .cbor:
             BodyTarget.run(data, decoder: "cbor", mimeType: "application/cbor")
             BodyTarget.run(data, decoder: "cbor", mimeType: "application/cbor-seq")
+        case .protobuf:
+            BodyTarget.run(data, decoder: "protobuf", mimeType: "application/x-protobuf")
+            BodyTarget.run(data, decoder: "protobuf", mimeType: "application/grpc-web+proto")
         }
     }
 

@@ -200,6 +200,12 @@ struct DecodeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Deepest nesting of protobuf messages guessed in length-delimited fields, and of groups.",
+            valueName: "n"))
+    var maxProtobufDepth = defaults.limits.maxProtobufDepth
+
+    @Option(
+        help: ArgumentHelp(
             "Largest JSON value of one xml, plist, msgpack or cbor body (guards entity and shared-object "
                 + "expansion); in an html value, of the fields other than its text.", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
@@ -320,6 +326,7 @@ struct DecodeOptions: ParsableArguments {
         .value("max-content-codings", \.maxContentCodings, \.limits.maxContentCodings, 0...100),
         .value("max-depth", \.maxDepth, \.limits.maxDepth, 1...1_000_000),
         .value("max-plist-objects", \.maxPlistObjects, \.limits.maxPlistObjects, 1...(1 << 40)),
+        .value("max-protobuf-depth", \.maxProtobufDepth, \.limits.maxProtobufDepth, 1...64),
         .size("max-value-bytes", \.maxValueBytes, \.limits.maxValueBytes),
         .value("max-form-fields", \.maxFormFields, \.limits.maxFormFields, 1...(1 << 40)),
         .value("max-events", \.maxEvents, \.limits.maxEvents, 1...(1 << 40)),

@@ -26,6 +26,10 @@ public struct DecodingContext: Sendable {
     public var url: String?
     /// The response's Content-Language field, if any: a hint for language detection (docs/decoding.md#language).
     public var contentLanguage: String?
+    /// The response's header fields and its trailer fields (chunked or HTTP/2 trailers), if the caller has them: the
+    /// protobuf decoder reads `grpc-encoding`, `grpc-status` and `grpc-message` there (docs/decoding.md#protobuf).
+    public var headers: HeaderFields?
+    public var trailers: HeaderFields?
     /// The decoders' options and limits: all a decoder is told of the run's settings.
     public var options: DecoderOptions
     /// Warnings to put on the line.
@@ -129,13 +133,15 @@ public enum DecoderRegistry {
         MultipartBodyDecoder(),
         MessagePackBodyDecoder(),
         CBORBodyDecoder(),
+        ProtobufBodyDecoder(),
         HTMLBodyDecoder(),
         TextBodyDecoder(),
     ]
 
     /// The names of the decoders of the default chain, in order.
     public static let defaultChainNames = [
-        "json", "xml", "plist", "image", "form", "multipart", "sse", "ndjson", "msgpack", "cbor", "html", "text",
+        "json", "xml", "plist", "image", "form", "multipart", "sse", "ndjson", "msgpack", "cbor", "protobuf", "html",
+        "text",
     ]
 
     /// The default chain: the decoders of ``defaultChainNames``.

@@ -135,7 +135,7 @@ public struct CompoundDecoder: Sendable {
                     // Only language detection reads it: no header lookup on every record otherwise.
                     contentLanguage: settings.options.detectLanguage
                         ? record.headers.values("Content-Language").last : nil,
-                    recordError: recordError,
+                    recordError: recordError, fields: (record.headers, record.trailers),
                     line: line, warnings: &warnings, outcome: &outcome)
             }
             if let trailers = record.trailers { line.fields("trailers", trailers) }
@@ -150,14 +150,14 @@ public struct CompoundDecoder: Sendable {
     /// The chain, on the body with its content codings undone.
     private func decodeBody(
         _ body: UnsafeBufferPointer<UInt8>, mimeType: String?, charset: String?, contentType: String?, url: String?,
-        contentLanguage: String?, recordError: RecordError?, line: ResultLine, warnings: inout [String],
-        outcome: inout LineOutcome
+        contentLanguage: String?, recordError: RecordError?, fields: (HeaderFields, HeaderFields?), line: ResultLine,
+        warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         if let entry = settings.chain.first(where: { $0.accepts(mimeType) }) {
             return decode(
                 body, with: entry.decoder, mimeType: mimeType, charset: charset, contentType: contentType, url: url,
-                contentLanguage: contentLanguage, statusError: recordError, line: line, warnings: &warnings,
-                outcome: &outcome)
+                contentLanguage: contentLanguage, fields: fields, statusError: recordError, line: line,
+                warnings: &warnings, outcome: &outcome)
         }
         if settings.strictTypes && !(mimeType == nil && body.isEmpty) {
             let typeError = Validation.contentTypeError(mimeType)
@@ -169,7 +169,7 @@ public struct CompoundDecoder: Sendable {
         if let recordError { return fail(line, decoder: raw.name, recordError, body: body, outcome: &outcome) }
         return decode(
             body, with: raw, mimeType: mimeType, charset: charset, contentType: contentType, url: url,
-            contentLanguage: contentLanguage, statusError: nil, line: line,
+            contentLanguage: contentLanguage, fields: fields, statusError: nil, line: line,
             warnings: &warnings, outcome: &outcome)
     }
 
@@ -188,9 +188,8 @@ public struct CompoundDecoder: Sendable {
 
     private func decode(
         _ body: UnsafeBufferPointer<UInt8>, with decoder: any BodyDecoder, mimeType: String?, charset: String?,
-        contentType: String?, url: String?, contentLanguage: String?, statusError: RecordError?, line: ResultLine,
-        warnings: inout [String],
-        outcome: inout LineOutcome
+        contentType: String?, url: String?, contentLanguage: String?, fields: (HeaderFields, HeaderFields?),
+        statusError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         let out = line.out
         line.string("decoder", decoder.name)
@@ -204,6 +203,7 @@ public struct CompoundDecoder: Sendable {
         context.contentLanguage = contentLanguage
         context.contentType = contentType
         context.chain = settings.chain
+        (context.headers, context.trailers) = fields
         do {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings

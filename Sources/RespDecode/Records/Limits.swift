@@ -25,6 +25,10 @@ public struct Limits: Sendable, Hashable {
     public var maxErrorBodyBytes: Int = 4096
     /// Most objects a property list may expand to, counting a shared object once per use (JSON has no references).
     public var maxPlistObjects: Int = 1_000_000
+    /// Deepest nesting of protobuf messages: length-delimited fields are guessed as messages only this many levels
+    /// deep (below, they are strings or bytes), and groups may nest this deep (docs/decoding.md#protobuf). Each level
+    /// of guessing is a pass over the bytes below it, so this bounds the work per byte.
+    public var maxProtobufDepth: Int = 16
     /// Largest JSON value one record's xml, plist, msgpack or cbor decoder may write, in bytes: guards the expansion
     /// of shared plist objects and XML namespaces and entities, which can make a small body a huge value, and the
     /// growth of binary formats into JSON (64 MB of one-byte msgpack items is 128 MB of JSON). In an html value it
@@ -89,6 +93,7 @@ public struct Limits: Sendable, Hashable {
         maxDepth: Int? = nil,
         maxErrorBodyBytes: Int? = nil,
         maxPlistObjects: Int? = nil,
+        maxProtobufDepth: Int? = nil,
         maxValueBytes: Int? = nil,
         maxImagePixels: Int? = nil,
         maxJPEGScans: Int? = nil,
@@ -112,6 +117,7 @@ public struct Limits: Sendable, Hashable {
         if let maxDepth { self.maxDepth = maxDepth }
         if let maxErrorBodyBytes { self.maxErrorBodyBytes = maxErrorBodyBytes }
         if let maxPlistObjects { self.maxPlistObjects = maxPlistObjects }
+        if let maxProtobufDepth { self.maxProtobufDepth = maxProtobufDepth }
         if let maxValueBytes { self.maxValueBytes = maxValueBytes }
         if let maxImagePixels { self.maxImagePixels = maxImagePixels }
         if let maxJPEGScans { self.maxJPEGScans = maxJPEGScans }

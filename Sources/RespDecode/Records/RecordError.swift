@@ -74,7 +74,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
             case unacceptableStatusCode, unacceptableContentType, invalidJSON, invalidXML, invalidPropertyList
             case invalidImage, unsupportedFormat, contentDecodingFailed, limitExceeded, malformedRecord
             case truncatedRecord, digestMismatch, invalidNDJSON, invalidMultipart
-            case invalidMessagePack, invalidCBOR
+            case invalidMessagePack, invalidCBOR, invalidProtobuf
         }
         private let wrapped: Wrapped
 
@@ -99,6 +99,8 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidCBOR = Code(wrapped: .invalidCBOR)
         /// The body is not a decodable image.
         public static let invalidImage = Code(wrapped: .invalidImage)
+        /// The body is not a protobuf message, or its gRPC frames are truncated (docs/decoding.md#protobuf).
+        public static let invalidProtobuf = Code(wrapped: .invalidProtobuf)
         /// The body is in a format this build cannot decode.
         public static let unsupportedFormat = Code(wrapped: .unsupportedFormat)
         /// The declared Content-Encoding could not be undone.

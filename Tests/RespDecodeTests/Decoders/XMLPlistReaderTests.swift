@@ -143,8 +143,12 @@ struct XMLPlistReaderTests {
 
     @Test func formatDispatch() {
         #expect(decodePlist([]).value == nil && decodePlist([]).error == nil, "empty: no value, no error")
-        #expect(decodePlist(Array(#"{ a = b; }"#.utf8)).error?.code == .unsupportedFormat)
-        #expect(decodePlist(Array("\u{FEFF}( a, b )".utf8)).error?.code == .unsupportedFormat)
+        // OpenStep text goes to OpenStepPlistReader (OpenStepPlistReaderTests), XML to libxml2.
+        #expect(decodePlist(Array(#"{ a = b; }"#.utf8)).value == #"{"a":"b"}"#)
+        #expect(decodePlist(Array("\u{FEFF}( a, b )".utf8)).value == #"["a","b"]"#)
+        #expect(decodePlist(Array("<dict/>".utf8)).value == "{}")
+        #expect(decodePlist(Array(" <data>QUI=</data>".utf8)).value == #"{"base64":"QUI="}"#)
+        #expect(decodePlist(Array(" <4142>".utf8)).value == #"{"base64":"QUI="}"#)
         #expect(
             decodePlist(Array("bplist15xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx".utf8)).error?.code
                 == .invalidPropertyList)

@@ -1,5 +1,6 @@
 /// The plist decoder (AFNetworking's `AFPropertyListResponseSerializer`): binary (`bplist00`) property lists through
-/// our own ``BinaryPlistReader``, XML ones through libxml2 (``XMLPlistReader``).
+/// our own ``BinaryPlistReader``, XML ones through libxml2 (``XMLPlistReader``), OpenStep text and `.strings` tables
+/// through our own ``OpenStepPlistReader`` (docs/decoding.md#openstep-property-lists).
 ///
 /// Foundation's `PropertyListSerialization` is not used on input: on Swift 6.3.1 Linux it segfaults on any binary
 /// plist holding a non-empty set, leaks on every failed parse, and expands shared references without bound
@@ -31,8 +32,12 @@ public struct PlistBodyDecoder: BodyDecoder {
             return true
         }
         if Self.looksLikeOpenStep(body) {
-            throw RecordError(
-                .unsupportedFormat, "OpenStep (text) property lists are not supported; only XML and binary ones are")
+            let reader = OpenStepPlistReader(
+                limits: .init(
+                    maxDepth: limits.maxDepth, maxObjects: limits.maxPlistObjects,
+                    maxValueBytes: limits.maxValueBytes, maxTextBytes: limits.maxDecodedBodyBytes))
+            try reader.read(body, into: output)
+            return true
         }
         let reader = XMLPlistReader(
             output: output,
@@ -43,8 +48,11 @@ public struct PlistBodyDecoder: BodyDecoder {
         return true
     }
 
-    /// Whether the body starts like an OpenStep plist: its first character (after a byte order mark and white space,
-    /// in UTF-8, UTF-16 or UTF-32) is `{`, `(`, `"` or the `/` of a comment. An XML plist starts with `<`.
+    /// Whether the body is OpenStep text rather than XML (docs/decoding.md#openstep-property-lists): its first
+    /// character (after a byte order mark and white space, in UTF-8, UTF-16 or UTF-32) is anything but `<`, or a `<`
+    /// that opens OpenStep data (`<*` and `<[` of GNUstep, or hexadecimal digits and white space up to `>`). An XML
+    /// plist starts with `<?`, `<!` or an element name; a body in UTF-16 or UTF-32 without a byte order mark (a NUL
+    /// in its first two bytes) is left to libxml2, which detects those encodings for XML.
     static func looksLikeOpenStep(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
         // (bytes per character, index of the character's low byte in a unit, bytes of byte order mark)
         var width = 1
@@ -61,18 +69,27 @@ public struct PlistBodyDecoder: BodyDecoder {
             (width, low, start) = (2, 0, 2)
         } else if has([0xEF, 0xBB, 0xBF]) {
             start = 3
+        } else if body.count >= 2 && (body[0] == 0 || body[1] == 0) {
+            return false
         }
+        /// The ASCII character at `i`, or nil for one outside ASCII (or past the end).
+        func character(_ i: Int) -> UInt8? {
+            guard i + width <= body.count else { return nil }
+            for k in 0..<width where k != low && body[i + k] != 0 { return nil }
+            return body[i + low] < 0x80 ? body[i + low] : nil
+        }
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
         var i = start
-        while i + width <= body.count {
-            // A character outside ASCII cannot start either format's syntax.
-            for k in 0..<width where k != low && body[i + k] != 0 { return false }
-            let c = body[i + low]
-            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
-                i += width
-                continue
-            }
-            return c == UInt8(ascii: "{") || c == UInt8(ascii: "(") || c == UInt8(ascii: "\"")
-                || c == UInt8(ascii: "/")
+        while i + width <= body.count, let c = character(i), isSpace(c) { i += width }
+        guard character(i) == UInt8(ascii: "<") else { return true }
+        i += width
+        guard let next = character(i) else { return false }
+        if next == UInt8(ascii: "*") || next == UInt8(ascii: "[") { return true }
+        // Hexadecimal data: digits and white space up to `>` (`<dict>` has an `i`, `<data>` a `t`).
+        while let c = character(i) {
+            if c == UInt8(ascii: ">") { return true }
+            guard isSpace(c) || (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x66) else { return false }
+            i += width
         }
         return false
     }

@@ -183,12 +183,12 @@ final class XMLPlistReader: XMLEventSink {
             guard isBlank(text.bytes) else { return fail("text inside <\(frame.element)>") }
             out.append(ascii: frame.element == .true ? "true" : "false")
         case .integer:
-            guard let value = parseInteger(text.bytes) else {
+            guard let value = parsePlistInteger(text.bytes) else {
                 return fail("<integer> '\(excerpt(text.bytes))' is not an integer from -2^63 to 2^64-1")
             }
             out.appendDecimal(value)
         case .real:
-            guard let value = parseReal(text.bytes) else {
+            guard let value = parsePlistReal(text.bytes) else {
                 return fail("<real> '\(excerpt(text.bytes))' is not a number")
             }
             out.appendPlistReal(value)
@@ -316,8 +316,8 @@ private let base64Values: [UInt8] = (0..<256).map { byte -> UInt8 in
     }
 }
 
-/// `[+-]?digits` or `0x hexdigits`, white space around allowed, in -2^63 … 2^64−1.
-private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
+/// `[+-]?digits` or `0x hexdigits`, white space around allowed, in -2^63 … 2^64−1 (XML `<integer>`, GNUstep `<*I…>`).
+func parsePlistInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
     let bytes = trimmed(raw)
     var i = 0
     var negative = false
@@ -357,8 +357,9 @@ private func parseInteger(_ raw: UnsafeBufferPointer<UInt8>) -> Int128? {
     return Int128(magnitude)
 }
 
-/// A decimal number (`1`, `-1.5`, `.5`, `1e10`) or ±inf/infinity/nan in any case, white space around allowed.
-private func parseReal(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
+/// A decimal number (`1`, `-1.5`, `.5`, `1e10`) or ±inf/infinity/nan in any case, white space around allowed (XML
+/// `<real>`, GNUstep `<*R…>`).
+func parsePlistReal(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
     let bytes = trimmed(raw)
     guard !bytes.isEmpty else { return nil }
     var i = 0

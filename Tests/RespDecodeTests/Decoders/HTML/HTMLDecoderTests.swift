@@ -38,6 +38,11 @@ struct HTMLDecoderTests {
         #expect(entry.accepts("text/html"))
         #expect(entry.accepts("application/xhtml+xml"))
         #expect(!entry.accepts("text/plain"))
+        #expect(
+            DecoderRegistry.defaultChainNames == [
+                "json", "xml", "plist", "image", "form", "multipart", "sse", "ndjson", "msgpack", "cbor", "protobuf",
+                "html", "text",
+            ])
         #expect(DecoderRegistry.defaultChainNames.suffix(2) == ["html", "text"])
     }
 
