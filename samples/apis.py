@@ -92,12 +92,12 @@ records.append(response(200, "OK", 'multipart/mixed; boundary="batch_7Ab:c=d"', 
     "--batch_7Ab:c=d\r\nContent-Type: text/plain; charset=utf-8\r\nContent-ID: <response-2>\r\n\r\n"
     "quota: 98 left\r\n"
     "--batch_7Ab:c=d--\r\n").encode()))
-# 3. A 206 with two byte ranges of a JSON file.
+# 3. A 206 with two byte ranges of a text file.
 records.append(response(206, "Partial Content", "multipart/byteranges; boundary=3d6b6a416f9b5", (
-    "--3d6b6a416f9b5\r\nContent-Type: application/json\r\nContent-Range: bytes 0-11/90\r\n\r\n"
-    '{"items": [1\r\n'
-    "--3d6b6a416f9b5\r\nContent-Type: application/json\r\nContent-Range: bytes 80-89/90\r\n\r\n"
-    '], "n": 2}\r\n'
+    "--3d6b6a416f9b5\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-11/90\r\n\r\n"
+    'Release note\r\n'
+    "--3d6b6a416f9b5\r\nContent-Type: text/plain\r\nContent-Range: bytes 80-89/90\r\n\r\n"
+    'end of log\r\n'
     "--3d6b6a416f9b5--\r\n").encode()))
 # 4. An OpenAI-style chat completion stream: JSON chunks, then [DONE].
 chunks = [{"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [

@@ -108,14 +108,26 @@ struct EndToEndTests {
         #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
     }
 
+    /// API responses past AFNetworking's four (made by samples/apis.py): a form, multipart/mixed with a JSON part and
+    /// byteranges, OpenAI- and Anthropic-style event streams, JSON Lines, MessagePack, CBOR, protobuf, gRPC-Web and an
+    /// OpenStep plist, each through its decoder of the default chain.
+    @Test func goldenOutputOnAPIs() throws {
+        let result = try Self.run(["samples/apis.http"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let expected = try Self.sample("apis.expected.ndjson")
+        #expect(result.stdout == expected, "\(String(decoding: result.stdout, as: UTF8.self))")
+    }
+
     /// `--chain json,xml,plist,image`, AFNetworking's serializers, gives the lines every sample gave before the html
     /// and text decoders joined the default chain: `NAME.af.expected.ndjson` where the default chain's lines differ
-    /// (kept as they were written then), else the default golden file.
+    /// (kept as they were written then), else the default golden file. apis.http came later: its AF lines give the
+    /// formats past the four to the raw decoder, and its OpenStep plist to plist, as NSPropertyListSerialization does.
     @Test(arguments: [
         (["samples/capture.http"], "capture"), (["samples/pages.http"], "pages"),
         (["samples/documents.http"], "documents"), (["samples/images.http"], "images"),
         (["samples/traffic.warc.gz"], "traffic.warc"), (["samples/traffic.har"], "traffic.har"),
-        (["--sniff", "samples/traffic.ndjson"], "traffic.ndjson"),
+        (["--sniff", "samples/traffic.ndjson"], "traffic.ndjson"), (["samples/apis.http"], "apis"),
     ])
     func afNetworkingChainGivesTheLinesOfBefore(arguments: [String], name: String) throws {
         let result = try Self.run(["--chain", "json,xml,plist,image"] + arguments)
