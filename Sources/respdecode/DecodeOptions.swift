@@ -206,8 +206,9 @@ struct DecodeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Largest JSON value of one xml, plist, msgpack or cbor body (guards entity and shared-object "
-                + "expansion); in an html value, of the fields other than its text.", valueName: "size"))
+            "Largest JSON value of one body's decoder (guards entity, shared-object and binary-to-JSON "
+                + "expansion; json and ndjson values are never longer than their body); in an html value, of the "
+                + "fields other than its text.", valueName: "size"))
     var maxValueBytes = ByteSize(defaults.limits.maxValueBytes)
 
     @Option(help: ArgumentHelp("Most name-value pairs of a form (x-www-form-urlencoded) body.", valueName: "n"))

@@ -110,7 +110,8 @@ public struct CompoundDecoder: Sendable {
                 // --sniff: a missing or generic type is taken from the (decoded) body's first bytes.
                 var sniffed = false
                 if settings.sniff && decodingError == nil && Sniffing.isSniffable(mimeType),
-                    let type = Sniffing.mimeType(of: body)
+                    let sniffedType = Sniffing.mimeType(of: body),
+                    let type = Sniffing.type(sniffedType, accepted: { t in settings.chain.contains { $0.accepts(t) } })
                 {
                     mimeType = type
                     charset = nil

@@ -16,7 +16,7 @@
 ///     1E (RFC 7464's record separator) and a JSON text .......... application/json-seq
 ///     a balanced JSON object or array alone on its line, then another  application/x-ndjson
 ///     --boundary line, then a header field line ................. multipart/mixed
-///     event:, data:, id: or retry: lines (after : comments) ..... text/event-stream
+///     event:, data:, id:, retry: and : lines, a data line dispatched  text/event-stream
 ///
 /// Leading white space (and a UTF-8 byte order mark) is skipped for the text formats, as mitmproxy's XML view and
 /// file(1) do; the binary signatures must be at offset 0.
@@ -25,6 +25,26 @@ public enum Sniffing {
     public static func isSniffable(_ mimeType: String?) -> Bool {
         guard let mimeType else { return true }
         return mimeType == "application/octet-stream"
+    }
+
+    /// The sniffed types whose formats only a decoder of their own reads, each with the type to fall back to when no
+    /// decoder of the chain accepts it: JSON Lines then reads as JSON (and fails as one, as it did before the ndjson
+    /// decoder), the others are not sniffed at all. So `--chain json,xml,plist,image --sniff` gives the lines it gave
+    /// before these decoders existed (docs/decoding.md#sniffing).
+    public static let typesForTheirDecoders: [String: String?] = [
+        "application/x-ndjson": "application/json", "application/json-seq": nil, "multipart/mixed": nil,
+        "text/event-stream": nil, "application/cbor": nil,
+    ]
+
+    /// The type to give a body sniffed as `type` when `accepted` tells which types a decoder of the chain takes:
+    /// `type` itself, or its fallback (``typesForTheirDecoders``), or nil.
+    public static func type(_ type: String, accepted: (String) -> Bool) -> String? {
+        var type = type
+        while case .some(let fallback) = typesForTheirDecoders[type], !accepted(type) {
+            guard let fallback else { return nil }
+            type = fallback
+        }
+        return type
     }
 
     /// The MIME type the body's first bytes show, or `nil` when they show none with confidence.
@@ -167,29 +187,37 @@ public enum Sniffing {
         }
     }
 
-    /// Whether `text` starts as an event stream: its first line that is not a `:` comment names one of the four
-    /// fields of the HTML standard's event-stream format (`event`, `data`, `id`, `retry`) followed by a colon.
-    /// At most 16 comment lines are looked past, in the first `lineWindow` bytes; a NUL byte decides against.
+    /// Whether `text` is an event stream: every line in the first `lineWindow` bytes (but a last one cut off there) is
+    /// blank, a `:` comment, or one of the four fields of the HTML standard's event-stream format (`event`, `data`,
+    /// `id`, `retry`) followed by a colon; the first that is not a comment is a field; and a `data` line is followed by
+    /// a blank line, which dispatches an event. A YAML or properties file whose first key is `id` is not one; a NUL
+    /// byte decides against.
     private static func isEventStream(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         let window = min(text.count, lineWindow)
+        let fields = ["event:", "data:", "id:", "retry:"].map { Array($0.utf8) }
         var k = 0
-        var comments = 0
+        var dataPending = false
         while k < window {
-            if text[k] == UInt8(ascii: ":") {
-                guard comments < 16 else { return false }
-                comments += 1
-                while k < window, text[k] != 0x0A && text[k] != 0x0D {
-                    if text[k] == 0 { return false }
-                    k += 1
-                }
-                while k < window, text[k] == 0x0A || text[k] == 0x0D { k += 1 }
-                continue
+            var end = k
+            while end < window, text[end] != 0x0A, text[end] != 0x0D {
+                if text[end] == 0 { return false }
+                end += 1
             }
-            for field in ["event:", "data:", "id:", "retry:"] {
-                let f = field.utf8
-                if window - k >= f.count && zip(f, text[k..<(k + f.count)]).allSatisfy({ $0 == $1 }) { return true }
+            // A line cut off by the window (or by the body's end, without a line end) is not judged.
+            guard end < window else { break }
+            if end == k {
+                if dataPending { return true }
+            } else if text[k] != UInt8(ascii: ":") {
+                guard
+                    let field = fields.first(where: { f in
+                        end - k >= f.count && zip(f, text[k..<(k + f.count)]).allSatisfy { $0 == $1 }
+                    })
+                else { return false }
+                if field[0] == UInt8(ascii: "d") { dataPending = true }
             }
-            return false
+            // One line end: CR LF, LF or CR.
+            k = end + 1
+            if text[end] == 0x0D, k < window, text[k] == 0x0A { k += 1 }
         }
         return false
     }

@@ -29,10 +29,11 @@ public struct Limits: Sendable, Hashable {
     /// deep (below, they are strings or bytes), and groups may nest this deep (docs/decoding.md#protobuf). Each level
     /// of guessing is a pass over the bytes below it, so this bounds the work per byte.
     public var maxProtobufDepth: Int = 16
-    /// Largest JSON value one record's xml, plist, msgpack or cbor decoder may write, in bytes: guards the expansion
-    /// of shared plist objects and XML namespaces and entities, which can make a small body a huge value, and the
-    /// growth of binary formats into JSON (64 MB of one-byte msgpack items is 128 MB of JSON). In an html value it
-    /// bounds the fields other than `text` (meta, links, headings, title).
+    /// Largest JSON value one record's decoder may write, in bytes (xml, plist, form, multipart with its parts, sse,
+    /// msgpack, cbor, protobuf; json and ndjson values are never longer than their body): guards the expansion of
+    /// shared plist objects and XML namespaces and entities, which can make a small body a huge value, and the growth
+    /// of binary formats into JSON (64 MB of one-byte msgpack items is 128 MB of JSON). In an html value it bounds the
+    /// fields other than `text` (meta, links, headings, title).
     public var maxValueBytes: Int = 64 * 1024 * 1024
     /// Most pixels (width × height) an image may have to be decoded in full with `--inflate`; checked in 64-bit
     /// arithmetic from the header, before anything is allocated.

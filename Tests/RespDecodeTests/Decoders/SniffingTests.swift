@@ -43,7 +43,7 @@ struct SniffingTests {
         ("--b  \nContent-Disposition: form-data; name=a\n\n1\n--b--\n", "multipart/mixed"),
         ("data: {\"choices\":[]}\n\n", "text/event-stream"),
         (": ping\r\n: ok\r\nevent: message_start\r\ndata: {}\r\n\r\n", "text/event-stream"),
-        ("retry: 1000\n", "text/event-stream"),
+        ("retry: 1000\ndata: x\r\rdata: y", "text/event-stream"),
     ])
     func signatures(_ body: String, _ type: String) {
         #expect(Self.sniff(body) == type, "\(body.debugDescription)")
@@ -69,6 +69,20 @@ struct SniffingTests {
         #expect(Self.sniff([0xD9, 0xD9, 0xF6, 0xA0]) == nil)
     }
 
+    /// The new formats' types are given only when a decoder of the chain takes them: AFNetworking's chain sees JSON
+    /// Lines as JSON, and no event stream, multipart or CBOR type, as before those decoders existed.
+    @Test func typesForTheirDecodersNeedThem() {
+        let af: Set = ["application/json", "application/xml", "application/x-plist", "image/png"]
+        #expect(Sniffing.type("application/x-ndjson", accepted: af.contains) == "application/json")
+        #expect(Sniffing.type("application/x-ndjson", accepted: { _ in true }) == "application/x-ndjson")
+        for type in ["text/event-stream", "multipart/mixed", "application/cbor", "application/json-seq"] {
+            #expect(Sniffing.type(type, accepted: af.contains) == nil, "\(type)")
+            #expect(Sniffing.type(type, accepted: { $0 == type }) == type)
+        }
+        #expect(Sniffing.type("text/html", accepted: af.contains) == "text/html", "the older signatures are kept")
+        #expect(Sniffing.type("image/png", accepted: { _ in false }) == "image/png")
+    }
+
     @Test func multipartBoundaryLength() {
         let seventy = String(repeating: "b", count: 70)
         #expect(Self.sniff("--\(seventy)\r\nContent-Type: a/b\r\n") == "multipart/mixed")
@@ -80,6 +94,9 @@ struct SniffingTests {
         "\u{0}\u{0}\u{0}\u{0}",
         "\u{1E}", "\u{1E}x", "--", "--b\r\n\r\n", "--b\r\nno colon", "-1", "dat: x",
         ": comment only", ":\u{0}\ndata: x", "events: x", "Data: x",
+        // Not an event stream: a key other than the four fields, or no data line dispatched by a blank line.
+        "id: 42\nname: widget\nprice: 9.99\n", "retry: 1000\n", "data: x\n", "data: x\nevent: y\n", "id: 1\n\n",
+        "data: x\nfoo: y\n\n",
     ])
     func nothingWithConfidence(_ body: String) {
         #expect(Self.sniff(body) == nil, "\(body.debugDescription)")
