@@ -81,4 +81,14 @@ struct HostileSSETests {
         #expect(line["ok"] as? Bool == true)
         #expect((line["warnings"] as? [String])?.count == 1)
     }
+
+    @Test("20 MB of invalid UTF-8 inside a JSON string in data: decoded to 60 MB and read as JSON")
+    func invalidUTF8InJSONString() throws {
+        let body =
+            Data("data: [\"".utf8) + Data(repeating: 0xFF, count: 20 * Self.megabyte) + Data("\"]\n\n".utf8)
+        let line = try Self.run(body, name: "20 MB of 0xFF in a JSON string in data")
+        let data = Self.events(line)?.first?["data"] as? [String]
+        #expect(data?.first?.unicodeScalars.count == 20 * Self.megabyte)
+        #expect((line["warnings"] as? [String])?.count == 1)
+    }
 }

@@ -51,6 +51,8 @@ struct SSEParser {
     /// The last event ID buffer, in the body; it persists across events.
     var idStart = 0
     var idCount = 0
+    /// The last event ID's replacements were counted: it is written with every event while it lasts, but decoded once.
+    var idCounted = false
     /// The reconnection time's digits, in the body, when a valid `retry` was seen.
     var retry: (start: Int, count: Int)?
     /// Comment lines (what follows the colon), in the body.
@@ -144,6 +146,7 @@ struct SSEParser {
             if !UnsafeBufferPointer(start: base + valueStart, count: valueCount).contains(0) {
                 idStart = valueStart
                 idCount = valueCount
+                idCounted = false
             }
         case 5 where Self.matches(base + start, "retry"):
             // Only ASCII digits set the reconnection time.
@@ -184,7 +187,7 @@ struct SSEParser {
         if eventCount == 0 {
             output.append(ascii: "\"message\"")
         } else {
-            try appendString(start: eventStart, count: eventCount)
+            replacements += try appendString(start: eventStart, count: eventCount)
         }
         if dataLines == 1 {
             try appendData(UnsafeBufferPointer(start: body.baseAddress! + dataStart, count: dataCount))
@@ -194,27 +197,38 @@ struct SSEParser {
         }
         if idCount > 0 {
             output.append(ascii: ",\"id\":")
-            try appendString(start: idStart, count: idCount)
+            let replaced = try appendString(start: idStart, count: idCount)
+            if !idCounted {
+                replacements += replaced
+                idCounted = true
+            }
         }
         output.append(UInt8(ascii: "}"))
         if output.count > limit { throw tooLarge }
     }
 
-    /// `,"data":VALUE` when the data is one JSON text, else `,"text":"…"`.
+    /// `,"data":VALUE` when the data is one JSON text, else `,"text":"…"`. The data is the string the standard reads,
+    /// the bytes decoded as UTF-8 with replacement (docs/decoding.md#sse): valid data is tried in place, as it is;
+    /// data with invalid sequences fails that try and is tried again through a decoded copy.
     private mutating func appendData(_ data: UnsafeBufferPointer<UInt8>) throws(RecordError) {
-        let dataMark = output.mark
-        // Only UTF-8 JSON counts: the transcoder would also read UTF-16 and UTF-32 (told by zero bytes, which UTF-8
-        // JSON never has) and drop a BOM, which is data here.
-        if !data.isEmpty, Self.isUTF8WithoutBOM(data) {
-            output.append(ascii: ",\"data\":")
-            do {
-                try transcoder.transcode(data, into: output)
-                return
-            } catch {
-                output.rollback(to: dataMark)
-                if error.code == .limitExceeded { deepData += 1 }
+        if Self.mayBeJSON(data) {
+            var failure = tryJSON(data)
+            if failure != nil, TextDecoding.validUTF8Prefix(data, limit: .max) == nil {
+                // The copy is bounded by the room left: larger, its text would not fit either (the event is too
+                // large); only a JSON value that dropped whitespace and nulls would shrink below the room is lost
+                // that way, which is not worth an unbounded copy (docs/decoding.md#sse).
+                let room = max(limit - output.count, 0)
+                var decoded = UTF8Output(capacity: min(data.count, room) + 16)
+                let outcome = TextDecoding.repairUTF8(data, into: &decoded, limit: room)
+                if !outcome.truncated {
+                    failure = tryJSON(UnsafeBufferPointer(start: decoded.base, count: decoded.count))
+                    if failure == nil { replacements += outcome.replacements }
+                }
             }
+            guard let failure else { return }
+            if failure.code == .limitExceeded { deepData += 1 }
         }
+        // Text: the same decoding, written as a string (its replacements counted here).
         output.append(ascii: ",\"text\":")
         output.append(UInt8(ascii: "\""))
         guard let replaced = output.appendLossyJSONStringContent(utf8: data, stoppingPast: limit) else {
@@ -224,19 +238,49 @@ struct SSEParser {
         output.append(UInt8(ascii: "\""))
     }
 
-    private static func isUTF8WithoutBOM(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
-        let (encoding, bomLength) = JSONInputEncoding.detect(data)
-        return encoding == .utf8 && bomLength == 0
+    /// Writes `,"data":VALUE` when `text` is one UTF-8 JSON text (nil); else writes nothing and returns the error.
+    private func tryJSON(_ text: UnsafeBufferPointer<UInt8>) -> RecordError? {
+        // The transcoder would also read UTF-16 and UTF-32 (told by zero bytes, which UTF-8 JSON never has) and drop
+        // a BOM, which is data here: only UTF-8 without a BOM is tried.
+        let (encoding, bomLength) = JSONInputEncoding.detect(text)
+        guard encoding == .utf8 && bomLength == 0 else {
+            return RecordError(.invalidJSON, "not UTF-8 without a byte order mark")
+        }
+        let dataMark = output.mark
+        output.append(ascii: ",\"data\":")
+        do {
+            try transcoder.transcode(text, into: output)
+            return nil
+        } catch {
+            output.rollback(to: dataMark)
+            return error
+        }
     }
 
-    private mutating func appendString(start: Int, count: Int) throws(RecordError) {
+    /// Whether the first byte after JSON whitespace can start a JSON value. What cannot is text whatever its
+    /// decoding (a byte that is not UTF-8 there is U+FFFD), so binary data is not decoded twice.
+    private static func mayBeJSON(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in data {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "t"),
+                UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default: return false
+            }
+        }
+        return false
+    }
+
+    /// Writes the body's bytes at `start` as a JSON string, decoded with replacement; returns the replacements.
+    private func appendString(start: Int, count: Int) throws(RecordError) -> Int {
         output.append(UInt8(ascii: "\""))
         guard
             let replaced = output.appendLossyJSONStringContent(
                 utf8: UnsafeBufferPointer(start: body.baseAddress! + start, count: count), stoppingPast: limit)
         else { throw tooLarge }
-        replacements += replaced
         output.append(UInt8(ascii: "\""))
+        return replaced
     }
 
     private var tooLarge: RecordError {
@@ -258,7 +302,7 @@ struct SSEParser {
             output.append(ascii: ",\"comments\":[")
             for (index, comment) in comments.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                try appendString(start: comment.start, count: comment.count)
+                replacements += try appendString(start: comment.start, count: comment.count)
             }
             output.append(UInt8(ascii: "]"))
         }

@@ -83,6 +83,99 @@ struct SSEDecoderTests {
         #expect(decoded.warnings == ["2 invalid byte sequences in UTF-8 replaced by U+FFFD"])
     }
 
+    static func decode(bytes body: [UInt8], configure: (inout DecoderOptions) -> Void = { _ in }) -> Decoded {
+        Decoded(SSEBodyDecoder(), body, mimeType: type, configure: configure)
+    }
+
+    /// A body of UTF-8 strings and raw bytes, in order: `body("data: ", [0xFF], "\n\n")`.
+    static func body(_ parts: Part...) -> [UInt8] {
+        parts.flatMap { part in
+            switch part {
+            case .text(let text): Array(text.utf8)
+            case .bytes(let bytes): bytes
+            }
+        }
+    }
+
+    enum Part: ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+        case text(String)
+        case bytes([UInt8])
+        init(stringLiteral value: String) { self = .text(value) }
+        init(arrayLiteral elements: UInt8...) { self = .bytes(elements) }
+    }
+
+    @Test("data is decoded before the JSON try: a bad byte inside a JSON string is U+FFFD in the value")
+    func replacementInJSONString() {
+        let decoded = Self.decode(bytes: Self.body("data: {\"a\":\"", [0xFF], "\"}\n\n"))
+        #expect(decoded.text == #"{"events":[{"event":"message","data":{"a":"\#u{FFFD}"}}]}"#)
+        #expect(decoded.warnings == ["1 invalid byte sequence in UTF-8 replaced by U+FFFD"])
+        #expect(decoded.value?["events"]?.elements.first?["data"]?["a"]?.stringValue == "\u{FFFD}")
+    }
+
+    @Test("multi-line data: bad bytes in its JSON strings, one U+FFFD per maximal subpart")
+    func replacementInMultiLineJSON() {
+        // E2 82 is one truncated sequence (one U+FFFD); F0 80 is two subparts (F0 takes no 80 after it).
+        let decoded = Self.decode(
+            bytes: Self.body(
+                "event: delta\ndata: {\"a\":\"x", [0xE2, 0x82], "y\",\ndata: \"b\":[\"", [0xF0, 0x80], "\", null]}\n\n")
+        )
+        #expect(
+            decoded.text
+                == #"{"events":[{"event":"delta","data":{"a":"x\#u{FFFD}y","b":["\#u{FFFD}\#u{FFFD}"]}}]}"#)
+        #expect(decoded.warnings == ["3 invalid byte sequences in UTF-8 replaced by U+FFFD"])
+    }
+
+    @Test(
+        "a bad byte outside a JSON string: text, with the U+FFFD in it, counted once",
+        arguments: [
+            (SSEDecoderTests.body("data: {\"a\":1", [0xFF], "}"), "{\"a\":1\u{FFFD}}"),
+            (SSEDecoderTests.body("data: [", [0xC0, 0xAF], "]"), "[\u{FFFD}\u{FFFD}]"),
+            (SSEDecoderTests.body("data: \"", [0xFF], "\" 1"), "\"\u{FFFD}\" 1"),
+            (SSEDecoderTests.body("data: [\"", [0xFF], "\"\ndata: ]x"), "[\"\u{FFFD}\"\n]x"),
+        ])
+    func replacementMakingText(data: [UInt8], text: String) {
+        let decoded = Self.decode(bytes: data + Array("\n\n".utf8))
+        let event = decoded.value?["events"]?.elements.first
+        #expect(event?["text"]?.stringValue == text && event?["data"] == nil, "\(decoded.text ?? "no value")")
+        let count = text.unicodeScalars.filter { $0 == "\u{FFFD}" }.count
+        let word = count == 1 ? "sequence" : "sequences"
+        #expect(decoded.warnings == ["\(count) invalid byte \(word) in UTF-8 replaced by U+FFFD"])
+    }
+
+    @Test("event types, IDs and comments are decoded the same way, each counted once; a NUL still voids an id")
+    func replacementElsewhere() {
+        // ED A0 80 (a surrogate) is three subparts: ED takes no A0 after it.
+        let decoded = Self.decode(
+            bytes: Self.body(
+                ":c", [0xFF], "\nid: i", [0xED, 0xA0, 0x80], "\nevent: e", [0xC3], "\ndata: 1\n\nid: ", [0xFF, 0x00],
+                "\ndata: 2\n\n"))
+        let id = "i\u{FFFD}\u{FFFD}\u{FFFD}"
+        #expect(
+            decoded.text
+                == #"{"events":[{"event":"e\#u{FFFD}","data":1,"id":"\#(id)"},"#
+                + #"{"event":"message","data":2,"id":"\#(id)"}],"comments":["c\#u{FFFD}"]}"#)
+        // The comment's, the event type's and the ID's (once, though two events carry it); not the ignored id's.
+        #expect(decoded.warnings == ["5 invalid byte sequences in UTF-8 replaced by U+FFFD"])
+    }
+
+    @Test("decoded data too deep or too large: one maxDepth warning, a limit error")
+    func replacementLimits() {
+        let nested = Self.body(
+            .text("data: " + String(repeating: "[", count: 20) + "\""), [0xFF],
+            .text("\"" + String(repeating: "]", count: 20) + "\n\n"))
+        let deep = Self.decode(bytes: nested) { $0.limits.maxDepth = 10 }
+        #expect(deep.value?["events"]?.elements.first?["text"]?.stringValue?.unicodeScalars.count == 43)
+        #expect(deep.warnings.count == 2 && deep.warnings.first?.contains("maxDepth") == true)
+        #expect(deep.warnings.last == "1 invalid byte sequence in UTF-8 replaced by U+FFFD")
+        // 100 bad bytes in a JSON string decode to 300: past a maxValueBytes of 200, as JSON and as text.
+        let data = Self.body("data: [\"", .bytes([UInt8](repeating: 0xFF, count: 100)), "\"]\n\n")
+        let large = Self.decode(bytes: data) { $0.limits.maxValueBytes = 200 }
+        #expect(large.error?.code == .limitExceeded)
+        let fits = Self.decode(bytes: data) { $0.limits.maxValueBytes = 400 }
+        #expect(fits.value?["events"]?.elements.first?["data"]?.elements.first?.stringValue?.count == 100)
+        #expect(fits.warnings == ["100 invalid byte sequences in UTF-8 replaced by U+FFFD"])
+    }
+
     @Test("limits: maxEvents, maxDepth in data, maxValueBytes")
     func limits() {
         let events = String(repeating: "data: 1\n\n", count: 10)
