@@ -90,4 +90,24 @@ struct HostileMultipartTests {
         let part = try #require((value["parts"] as? [[String: Any]])?.first)
         #expect((part["error"] as? [String: Any])?["code"] as? String == "invalidMultipart")
     }
+
+    @Test(arguments: ["quoted-printable", "base64"])
+    func nestedTransferEncodedParts(encoding: String) throws {
+        // Four nested multipart/mixed levels, each one part in `encoding`, the innermost 60 MB of `x` (19 MB in base64,
+        // whose four levels make 60 MB): each level's decoded copy would stay alive while the next decodes; past the
+        // record's body size the part is refused.
+        var body = Data(repeating: UInt8(ascii: "x"), count: encoding == "base64" ? 19_000_000 : 60_000_000)
+        var type = "application/octet-stream"
+        for level in 0..<4 {
+            let encoded = encoding == "base64" ? body.base64EncodedData(options: .lineLength76Characters) : body
+            body =
+                Data("--N\(level)\r\nContent-Type: \(type)\r\nContent-Transfer-Encoding: \(encoding)\r\n\r\n".utf8)
+                + encoded + Data("\r\n--N\(level)--\r\n".utf8)
+            type = "multipart/mixed; boundary=N\(level)"
+        }
+        let value = try Self.run(body, type: type, name: "four nested \(encoding) levels (60 MB)")
+        let first = try #require((value["parts"] as? [[String: Any]])?.first)
+        let inner = try #require(((first["value"] as? [String: Any])?["parts"] as? [[String: Any]])?.first)
+        #expect((inner["error"] as? [String: Any])?["code"] as? String == "limitExceeded")
+    }
 }

@@ -42,6 +42,12 @@ public struct DecodingContext: Sendable {
     /// How many embedded bodies (multipart parts) the record's decoders have read so far, at every depth together:
     /// what bounds a record's total (`maxMultipartParts`), however they nest.
     public var embeddedBodies = 0
+    /// The bytes the record's decoders have transfer-decoded so far (multipart parts' base64 and quoted-printable
+    /// copies), at every depth together, each counted at its largest possible size: bounded by
+    /// ``recordBodyBytes`` (docs/decoding.md#multipart-limits).
+    public var transferDecodedBytes = 0
+    /// The size of the record's body (depth 0), set by the first decoder that needs it; nil before.
+    public var recordBodyBytes: Int?
 
     public init(mimeType: String?, charset: String? = nil, url: String? = nil, options: DecoderOptions) {
         self.mimeType = mimeType
@@ -59,6 +65,8 @@ public struct EmbeddedOutcome: Sendable {
     public var error: RecordError?
     /// The decoder's warnings.
     public var warnings: [String] = []
+    /// Whether ``error`` is the value passing the `maxValueBytes` it was given (docs/decoding.md#multipart-limits).
+    public var valueTooLarge = false
 }
 
 extension DecodingContext {
@@ -81,7 +89,12 @@ extension DecodingContext {
         nested.chain = chain
         nested.depth = depth + 1
         nested.embeddedBodies = embeddedBodies
-        defer { embeddedBodies = nested.embeddedBodies }
+        nested.transferDecodedBytes = transferDecodedBytes
+        nested.recordBodyBytes = recordBodyBytes
+        defer {
+            embeddedBodies = nested.embeddedBodies
+            transferDecodedBytes = nested.transferDecodedBytes
+        }
         let budget = max(min(maxValueBytes, options.limits.maxValueBytes), 0)
         nested.options.limits.maxValueBytes = budget
         var outcome = EmbeddedOutcome()
@@ -90,6 +103,7 @@ extension DecodingContext {
         // The raw decoder writes at least a byte per body byte: a body past the budget is refused before it is copied.
         if decoder is RawDecoder && body.count > budget {
             outcome.error = tooLarge
+            outcome.valueTooLarge = true
             return outcome
         }
         do {
@@ -98,6 +112,7 @@ extension DecodingContext {
                 output.rollback(to: mark)
                 outcome.wroteValue = false
                 outcome.error = tooLarge
+                outcome.valueTooLarge = true
             } else if !outcome.wroteValue {
                 output.rollback(to: mark)
             }

@@ -28,6 +28,8 @@ public struct MultipartBodyDecoder: BodyDecoder {
                 .limitExceeded,
                 "multipart nested deeper than --max-multipart-depth (\(limits.maxMultipartDepth)); not decoded")
         }
+        // docs/decoding.md#multipart-limits: transfer-decoded copies are bounded by the record's body size.
+        if context.recordBodyBytes == nil { context.recordBodyBytes = body.count }
         let type = context.contentType.map(MIMEParameters.init)
         let subtype = (context.mimeType ?? type?.value ?? "").split(separator: "/").last.map(String.init) ?? ""
         var warnings: [String] = []
@@ -112,22 +114,48 @@ public struct MultipartBodyDecoder: BodyDecoder {
             }
             return boundary
         }
-        // The first line, if it is `--` and 1 to 70 bytes without white space.
-        var end = 0
-        while end < body.count && end < maxBoundaryLength + 3 && body[end] != UInt8(ascii: "\r")
-            && body[end] != UInt8(ascii: "\n")
-        {
-            end += 1
-        }
-        let line = body[0..<end]
-        if end < body.count, line.count > 2, line.count <= maxBoundaryLength + 2,
-            line.starts(with: "--".utf8), !line.contains(where: { $0 <= 0x20 || $0 >= 0x7F })
-        {
-            let guessed = String(decoding: UnsafeBufferPointer(rebasing: line.dropFirst(2)), as: UTF8.self)
+        if let guessed = guessedBoundary(body) {
             warnings.append("the Content-Type has no boundary parameter; the body's first line gives \"\(guessed)\"")
             return guessed
         }
         throw RecordError(.invalidMultipart, "the Content-Type has no boundary parameter")
+    }
+
+    /// The boundary of the body's first delimiter line, read as RFC 2046 §5.1.1 and `--sniff` read it
+    /// (docs/decoding.md#multipart-boundaries): after white space and blank lines, `--`, 1 to 70 of RFC 2046's
+    /// `bchars` (space allowed, not last), transport padding (spaces, tabs) and a line end. A boundary read this
+    /// way that ends in `--` (`--B--`) is the close delimiter of `B`; nil when there is no such line.
+    static func guessedBoundary(_ body: UnsafeBufferPointer<UInt8>) -> String? {
+        var k = 0
+        while k < body.count, MIMEParameters.isSpace(body[k]) || body[k] == 0x0A || body[k] == 0x0D { k += 1 }
+        guard k + 2 < body.count, body[k] == UInt8(ascii: "-"), body[k + 1] == UInt8(ascii: "-") else { return nil }
+        let first = k + 2
+        var end = first
+        // Up to 72: a close delimiter's `--` follows a boundary of 70.
+        while end < body.count, end - first < maxBoundaryLength + 2, isBoundaryCharacter(body[end]) { end += 1 }
+        var padding = end
+        while padding < body.count, body[padding] == 0x20 || body[padding] == 0x09 { padding += 1 }
+        if padding < body.count, body[padding] == 0x0D { padding += 1 }
+        // A line end must follow (a close delimiter may also end the body).
+        while end > first, body[end - 1] == 0x20 { end -= 1 }
+        var token = body[first..<end]
+        let isClose = token.count > 2 && token.suffix(2).elementsEqual("--".utf8)
+        if isClose { token = token.dropLast(2) }
+        while token.last == 0x20 { token = token.dropLast() }
+        guard padding == body.count ? isClose : body[padding] == 0x0A else { return nil }
+        guard !token.isEmpty, token.count <= maxBoundaryLength else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: token), as: UTF8.self)
+    }
+
+    /// RFC 2046's `bchars`: digits, letters, `'()+_,-./:=?` and space.
+    private static func isBoundaryCharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        default:
+            return "'()+_,-./:=? ".utf8.contains(c)
+        }
     }
 
     /// One part's object (docs/output.md#multipart).
@@ -209,19 +237,44 @@ public struct MultipartBodyDecoder: BodyDecoder {
         line.integer("bytes", part.body.count)
 
         let raw = UnsafeBufferPointer(rebasing: body[part.body])
+        // A failing part's error and first bytes (`content`), and the warning.
+        func fail(_ error: RecordError, _ content: UnsafeBufferPointer<UInt8>) {
+            line.error(error)
+            line.body(
+                UnsafeBufferPointer(rebasing: content.prefix(excerptBytes(budget - (output.count - start)))),
+                total: Int64(content.count))
+            warnings.append("\(label) did not decode: \(error.code)")
+        }
+        // docs/decoding.md#multipart-limits: the copies transfer decoding makes, at every depth together, counted at
+        // their largest possible size, may not pass the record's body size (nesting would multiply them).
+        let decodedSize: Int
+        switch transfer {
+        case .base64: decodedSize = raw.count / 4 * 3 + 3
+        case .quotedPrintable: decodedSize = raw.count
+        case .identity, .unknown: decodedSize = 0
+        }
+        let recordBytes = context.recordBodyBytes ?? body.count
+        if decodedSize > 0 {
+            guard context.transferDecodedBytes + decodedSize <= recordBytes else {
+                fail(
+                    RecordError(
+                        .limitExceeded,
+                        "the part's transfer-decoded copy (up to \(decodedSize) bytes) would take the record's "
+                            + "transfer-decoded bytes past its body size (\(recordBytes))"), raw)
+                output.append(UInt8(ascii: "}"))
+                return
+            }
+            context.transferDecodedBytes += decodedSize
+        }
         var decoded: [UInt8]?
         switch transfer {
         case .identity: break
         case .base64:
             decoded = TransferEncoding.base64(raw)
             if decoded == nil {
-                let error = RecordError(
-                    .invalidMultipart, "the part's base64 (Content-Transfer-Encoding) is not valid base64")
-                line.error(error)
-                line.body(
-                    UnsafeBufferPointer(rebasing: raw.prefix(excerptBytes(budget - (output.count - start)))),
-                    total: Int64(raw.count))
-                warnings.append("\(label) did not decode: \(error.code)")
+                fail(
+                    RecordError(.invalidMultipart, "the part's base64 (Content-Transfer-Encoding) is not valid base64"),
+                    raw)
                 output.append(UInt8(ascii: "}"))
                 return
             }
@@ -245,7 +298,9 @@ public struct MultipartBodyDecoder: BodyDecoder {
             if !outcome.wroteValue { output.rollback(to: mark) }
             if let error = outcome.error {
                 line.error(error)
-                guard error.code != .limitExceeded else { return outcome }
+                // docs/decoding.md#multipart-limits: every failing part has its first bytes, but one whose value
+                // passed the room the value had left (an excerpt would only take more of it).
+                guard !outcome.valueTooLarge else { return outcome }
                 line.body(
                     UnsafeBufferPointer(rebasing: content.prefix(excerptBytes(budget - (output.count - start)))),
                     total: Int64(content.count))

@@ -79,7 +79,9 @@ enum TransferEncoding {
 
     /// Quoted-printable (RFC 2045 §6.7): `=XY` is the byte XY (either case), `=` before a line end (after optional
     /// white space) is a soft line break; any other `=` is kept as it is, as Python's `quopri` and Go's reader in
-    /// its lenient mode do.
+    /// its lenient mode do. Spaces and tabs at the end of a line (before CRLF, LF or the end of the body) are deleted,
+    /// as rule 3 of §6.7 says decoders must (Python's pure-Python `quopri.decode` deletes them too; `binascii`'s
+    /// `a2b_qp` keeps them). White space before a soft line break's `=` is not at the line's end: it is kept.
     static func quotedPrintable(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -87,6 +89,17 @@ enum TransferEncoding {
         var i = 0
         while i < n {
             let byte = bytes[i]
+            if byte == 0x20 || byte == 0x09 {
+                // A run of white space: kept unless a line end (or the end of the body) follows it.
+                var j = i + 1
+                while j < n && (bytes[j] == 0x20 || bytes[j] == 0x09) { j += 1 }
+                let atLineEnd =
+                    j == n || bytes[j] == UInt8(ascii: "\n")
+                    || (bytes[j] == UInt8(ascii: "\r") && (j + 1 == n || bytes[j + 1] == UInt8(ascii: "\n")))
+                if !atLineEnd { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<j])) }
+                i = j
+                continue
+            }
             guard byte == UInt8(ascii: "=") else {
                 out.append(byte)
                 i += 1
