@@ -56,6 +56,12 @@ struct BinaryValueWriter {
     private(set) var inChunks = false
     /// The bytes of the indefinite-length byte string being read (its chunks, joined).
     private var chunks: [UInt8] = []
+    /// Whether a text string that is not UTF-8 is written as its bytes (MessagePack's str, which may hold invalid
+    /// byte sequences: docs/output.md#msgpack) rather than refused (CBOR, where it is invalid: RFC 8949 §3.1).
+    var invalidTextAsBytes = false
+    /// How many text strings were written as bytes, and the byte offset of the first (``invalidTextAsBytes``).
+    private(set) var bytesForText = 0
+    private(set) var firstBytesForText: Int?
 
     init(output: OutputBuffer, maxDepth: Int, maxValueBytes: Int, code: RecordError.Code, format: String) {
         self.output = output
@@ -281,16 +287,36 @@ struct BinaryValueWriter {
         try endValue(at: offset)
     }
 
-    /// Writes a text string, which must be valid UTF-8.
+    /// Writes a text string, which must be valid UTF-8 unless ``invalidTextAsBytes``.
     mutating func writeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int?) throws(RecordError) {
         _ = beginValue(isString: true)
+        let start = output.count
         output.append(UInt8(ascii: "\""))
         switch output.appendJSONStringContent(utf8: bytes, validate: true, stoppingPast: mark &+ maxValueBytes) {
         case .written: break
-        case .invalidUTF8: throw invalid("text string is not valid UTF-8", at: offset)
+        case .invalidUTF8:
+            guard invalidTextAsBytes else { throw invalid("text string is not valid UTF-8", at: offset) }
+            try writeTextAsBytes(bytes, from: start, at: offset)
+            return
         case .pastLimit: throw tooLarge(at: offset)
         }
         output.append(UInt8(ascii: "\""))
+        try endValue(at: offset)
+    }
+
+    /// Writes a text string that is not UTF-8 as `{"base64":"…"}` from `start`, where its opening quote was; as a map
+    /// key, that object's JSON text becomes the key, as a byte string key's does.
+    private mutating func writeTextAsBytes(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, at offset: Int?)
+        throws(RecordError)
+    {
+        output.rollback(to: start)
+        if let i = frames.indices.last, case .map = frames[i].kind, frames[i].seen & 1 == 0 {
+            frames[i].keyMark = start
+        }
+        try checkRoom(bytes.count / 3 &* 4 &+ 20, at: offset)
+        writeBytesText(bytes, encoding: .object)
+        bytesForText &+= 1
+        if firstBytesForText == nil { firstBytesForText = offset }
         try endValue(at: offset)
     }
 

@@ -100,6 +100,31 @@ struct CBORReader {
         }
     }
 
+    /// The head at `offset` for a tag's look-ahead at its content: nil for the items libcbor 0.8 refuses and
+    /// ``step()`` reads itself (one-byte tags 6 to 20, simple values 0 to 19 and 0xF8), which fit no tag's special
+    /// case, so the tag keeps its number and the normal path reads them (docs/output.md#cbor).
+    func contentHead(at offset: Int) throws(RecordError) -> CBORHead? {
+        if offset < end {
+            let initial = base[offset]
+            if initial >= 0xC6 && initial <= 0xD4 || initial >= 0xE0 && initial <= 0xF3 || initial == 0xF8 {
+                return nil
+            }
+        }
+        return try head(at: offset)
+    }
+
+    /// Throws unless an item starts at `position`: a tag that writes nothing of its own (55799, 21–23) must still
+    /// have content (RFC 8949 §3.4), and neither a break nor the end of the body is one
+    /// (docs/decoding.md#msgpack-and-cbor).
+    func checkTagContent(at start: Int) throws(RecordError) {
+        guard position < end else {
+            throw invalid("the body ends where the content of the tag at byte \(start) belongs", at: end)
+        }
+        if base[position] == 0xFF {
+            throw invalid("break (0xFF) where the content of the tag at byte \(start) belongs", at: position)
+        }
+    }
+
     mutating func run(sequence: Bool) throws(RecordError) {
         isSequence = sequence
         if sequence { try writer.open(isMap: false, count: nil, at: 0) }
@@ -210,20 +235,22 @@ struct CBORReader {
         switch tag {
         case 55799:
             // Self-described CBOR: a magic number, not a value (RFC 8949 §3.4.6).
+            try checkTagContent(at: start)
             return
         case 0, 32:
             // A date/time string (RFC 3339) or a URI: the string itself.
-            let content = try head(at: position)
-            if content.kind == .text || content.kind == .textStart { return }
+            if let content = try contentHead(at: position), content.kind == .text || content.kind == .textStart {
+                return
+            }
         case 1:
-            let content = try head(at: position)
-            if try epochInstant(content, at: start) {
+            if let content = try contentHead(at: position), try epochInstant(content, at: start) {
                 position += content.size
                 return
             }
         case 2, 3:
-            let content = try head(at: position)
-            if content.kind == .bytes && content.value <= UInt64(Self.maxBignumBytes) {
+            if let content = try contentHead(at: position), content.kind == .bytes,
+                content.value <= UInt64(Self.maxBignumBytes)
+            {
                 let bytes = UnsafeBufferPointer(start: content.bytes, count: Int(content.value))
                 position += content.size
                 try writer.writeJSON(isString: false, at: start) { output in
@@ -234,12 +261,14 @@ struct CBORReader {
         case 4, 5:
             if try fraction(decimal: tag == 4, at: start) { return }
         case 21, 22, 23:
-            // Expected conversion of the byte strings in the content (RFC 8949 §3.4.5.2).
+            // Expected conversion of the byte strings in the content (RFC 8949 §3.4.5.2); the setting is consumed by
+            // the next value, the content, and applies to what it holds only.
+            try checkTagContent(at: start)
             writer.pendingEncoding = tag == 21 ? .base64url : tag == 22 ? .base64 : .base16
             return
         case 24:
-            let content = try head(at: position)
-            if content.kind == .bytes && embeddingLevel < Self.maxEmbeddingLevels,
+            if let content = try contentHead(at: position), content.kind == .bytes,
+                embeddingLevel < Self.maxEmbeddingLevels,
                 try embedded(UnsafeBufferPointer(start: content.bytes, count: Int(content.value)), at: start)
             {
                 position += content.size
@@ -281,10 +310,10 @@ struct CBORReader {
     /// Tags 4 and 5, `[exponent, mantissa]` with both integers of 64 bits: a decimal fraction as its exact decimal
     /// number, a bigfloat as a number when a double holds it exactly. `false` (nothing consumed) otherwise.
     mutating func fraction(decimal: Bool, at start: Int) throws(RecordError) -> Bool {
-        let array = try head(at: position)
-        guard array.kind == .array, array.value == 2 else { return false }
-        let exponentHead = try head(at: position + array.size)
-        let mantissaHead = try head(at: position + array.size + exponentHead.size)
+        guard let array = try contentHead(at: position), array.kind == .array, array.value == 2,
+            let exponentHead = try contentHead(at: position + array.size),
+            let mantissaHead = try contentHead(at: position + array.size + exponentHead.size)
+        else { return false }
         let exponent: Int64
         switch exponentHead.kind {
         case .unsigned where exponentHead.value <= UInt64(Int64.max): exponent = Int64(exponentHead.value)

@@ -28,6 +28,8 @@ public struct MessagePackBodyDecoder: BodyDecoder {
                 output: output, maxDepth: limits.maxDepth, maxValueBytes: limits.maxValueBytes,
                 code: .invalidMessagePack, format: "msgpack"),
             base: base)
+        // A str may hold invalid byte sequences (the spec; old-spec "raw"): kept as bytes (docs/output.md#msgpack).
+        sink.writer.invalidTextAsBytes = true
         let mark = output.mark
         var end = 0
         let status = withUnsafeMutablePointer(to: &sink) { pointer in
@@ -45,6 +47,15 @@ public struct MessagePackBodyDecoder: BodyDecoder {
                 throw fail(
                     sink.writer.invalid(
                         "\(body.count - end) bytes after the value (a body holds one MessagePack value)", at: end))
+            }
+            let count = sink.writer.bytesForText
+            if count > 0 {
+                let first = sink.writer.firstBytesForText.map(String.init) ?? "?"
+                context.warnings.append(
+                    count == 1
+                        ? "msgpack: a str that is not UTF-8 (at byte \(first)) is written as {\"base64\":…}"
+                        : "msgpack: \(count) strs that are not UTF-8 (the first at byte \(first)) are written as "
+                            + "{\"base64\":…}")
             }
             return true
         case 0:

@@ -61,6 +61,19 @@ struct CBORMappingTests {
             // An indefinite-length text string as a key is a string.
             ("a1 7f 61 61 61 62 ff 00", #"{"ab":0}"#),
             ("f8 20", #"{"simple":32}"#),
+            // Tags looked inside (0, 1, 2, 4, 24) on items libcbor 0.8 refuses — one-byte tags 6–20, simple values
+            // 0–19 and 0xF8: the content does not fit the special case, and the tag keeps its number.
+            ("c1 e0", #"{"tag":1,"value":{"simple":0}}"#),
+            ("c0 d0 61 61", #"{"tag":0,"value":{"tag":16,"value":"a"}}"#),
+            ("c2 f8 20", #"{"tag":2,"value":{"simple":32}}"#),
+            ("c4 82 c6 01 02", #"{"tag":4,"value":[{"tag":6,"value":1},2]}"#),
+            ("c4 82 0a f0", #"{"tag":4,"value":[10,{"simple":16}]}"#),
+            ("c5 82 f3 01", #"{"tag":5,"value":[{"simple":19},1]}"#),
+            ("d8 18 e0", #"{"tag":24,"value":{"simple":0}}"#),
+            // An expected encoding (21–23) applies to the tagged item only, not to its siblings.
+            ("82 d5 41 01 41 02", #"["AQ",{"base64":"Ag=="}]"#),
+            ("82 d5 81 41 01 41 02", #"[["AQ"],{"base64":"Ag=="}]"#),
+            ("82 d5 d9 d9 f7 41 01 41 02", #"["AQ",{"base64":"Ag=="}]"#),
         ])
     func values(hex: String, json: String) {
         #expect(decode(hex) == .success(json))
@@ -82,6 +95,16 @@ struct CBORMappingTests {
         }
         #expect(stray.code == .invalidCBOR)
         #expect(stray.location?.offset == 1)
+        #expect(decode("d9 d9 f7 01", type: "application/cbor-seq") == .success("[1]"))
+        // A tag must have content (RFC 8949 §3.4), tags that write nothing of their own included.
+        for (hex, offset) in [("01 d9 d9 f7", 4), ("01 d5", 2), ("01 d9 d9 f7 d5", 5)] {
+            guard case .failure(let error) = decode(hex, type: "application/cbor-seq") else {
+                Issue.record("\(hex): a tag without content decoded")
+                continue
+            }
+            #expect(error.code == .invalidCBOR, "\(hex): \(error)")
+            #expect(error.location?.offset == Int64(offset), "\(hex): \(error)")
+        }
     }
 
     @Test(
@@ -106,6 +129,13 @@ struct CBORMappingTests {
             ("bb 7f ff ff ff ff ff ff ff 00", 0), // a map claiming 2^63−1 pairs
             ("9a ff ff ff ff 00", 0),
             ("c2", 1), // a tag without content
+            ("d5", 1), // tags that write nothing of their own still need content (RFC 8949 §3.4)
+            ("d9 d9 f7", 3),
+            ("9f d5 ff", 2), // a break where the tag's content belongs
+            ("9f d9 d9 f7 ff", 4),
+            ("82 9f d5 ff 42 01 02", 3),
+            ("bf 61 61 d6 ff", 4),
+            ("c1 f8 18", 1), // a malformed item inside a tag looked into
         ])
     func malformed(hex: String, offset: Int) {
         guard case .failure(let error) = decode(hex) else {

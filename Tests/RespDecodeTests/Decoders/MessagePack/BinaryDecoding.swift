@@ -4,6 +4,15 @@ import RespDecode
 func decodeBinaryBody(
     _ bytes: [UInt8], with decoder: any BodyDecoder, mimeType: String, limits: Limits = Limits()
 ) -> Result<String, RecordError> {
+    var warnings: [String] = []
+    return decodeBinaryBody(bytes, with: decoder, mimeType: mimeType, limits: limits, warnings: &warnings)
+}
+
+/// As ``decodeBinaryBody(_:with:mimeType:limits:)``, and sets `warnings` to the decoder's warnings.
+func decodeBinaryBody(
+    _ bytes: [UInt8], with decoder: any BodyDecoder, mimeType: String, limits: Limits = Limits(),
+    warnings: inout [String]
+) -> Result<String, RecordError> {
     var options = DecoderOptions()
     options.limits = limits
     var context = DecodingContext(mimeType: mimeType, options: options)
@@ -13,6 +22,7 @@ func decodeBinaryBody(
         let wrote = try bytes.withUnsafeBufferPointer { body throws(RecordError) in
             try decoder.decode(body, context: &context, into: output)
         }
+        warnings = context.warnings
         return .success(wrote ? String(decoding: output.array.dropFirst(), as: UTF8.self) : "")
     } catch {
         // The output must be as it was on entry.

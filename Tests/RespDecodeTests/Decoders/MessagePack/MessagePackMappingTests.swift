@@ -60,7 +60,6 @@ struct MessagePackMappingTests {
             ("c6 ff ff ff ff", 5), // a bin32 claiming 4 GiB
             ("dd ff ff ff ff 01", 6), // an array32 claiming 2^32-1 elements
             ("df ff ff ff ff", 5), // a map32 claiming 2^32-1 pairs
-            ("a2 c3 28", 1), // invalid UTF-8 in a str (at its content)
         ])
     func malformed(hex: String, offset: Int) {
         guard case .failure(let error) = decode(hex) else {
@@ -69,6 +68,47 @@ struct MessagePackMappingTests {
         }
         #expect(error.code == .invalidMessagePack, "\(hex): \(error)")
         #expect(error.location?.offset == Int64(offset), "\(hex): \(error)")
+    }
+
+    /// The spec lets a str hold invalid byte sequences, and old-spec "raw" is common: such a str keeps its bytes, as
+    /// bin does, and one warning counts them (docs/output.md#msgpack).
+    @Test(
+        "a str that is not UTF-8 is written as {\"base64\":…}, with one warning",
+        arguments: [
+            (
+                "a2 c3 28", #"{"base64":"wyg="}"#,
+                #"msgpack: a str that is not UTF-8 (at byte 1) is written as {"base64":…}"#
+            ),
+            (
+                "92 a1 ff a1 61", #"[{"base64":"/w=="},"a"]"#,
+                #"msgpack: a str that is not UTF-8 (at byte 2) is written as {"base64":…}"#
+            ),
+            (
+                "93 a1 ff a1 61 d9 02 ed a0", #"[{"base64":"/w=="},"a",{"base64":"7aA="}]"#,
+                #"msgpack: 2 strs that are not UTF-8 (the first at byte 2) are written as {"base64":…}"#
+            ),
+            // As a key: the JSON text of the object, as a bin key.
+            (
+                "82 a1 ff 01 a1 61 02", #"{"{\"base64\":\"/w==\"}":1,"a":2}"#,
+                #"msgpack: a str that is not UTF-8 (at byte 2) is written as {"base64":…}"#
+            ),
+        ])
+    func invalidUTF8String(hex: String, json: String, warning: String) {
+        var warnings: [String] = []
+        let result = decodeBinaryBody(
+            bytes(hex: hex), with: MessagePackBodyDecoder(), mimeType: "application/msgpack", warnings: &warnings)
+        #expect(result == .success(json))
+        #expect(warnings == [warning])
+    }
+
+    @Test("valid str values give no warning")
+    func validStringNoWarning() {
+        var warnings: [String] = []
+        let result = decodeBinaryBody(
+            bytes(hex: "92 a1 61 a2 c3 a9"), with: MessagePackBodyDecoder(), mimeType: "application/msgpack",
+            warnings: &warnings)
+        #expect(result == .success(#"["a","é"]"#))
+        #expect(warnings.isEmpty)
     }
 
     @Test("nesting past --max-depth is limitExceeded")
