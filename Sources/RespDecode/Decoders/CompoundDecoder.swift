@@ -257,8 +257,9 @@ public struct CompoundDecoder: Sendable {
 }
 
 extension Optional where Wrapped == [UInt8] {
-    /// Runs `body` on this array's bytes, or on `fallback` when there is no array.
-    fileprivate func withUnsafeBufferPointerOr<R>(
+    /// Runs `body` on this array's bytes, or on `fallback` when there is no array (also for a multipart part's
+    /// transfer-decoded copy).
+    func withUnsafeBufferPointerOr<R>(
         _ fallback: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
     ) -> R {
         switch self {

@@ -152,7 +152,7 @@ public enum Sniffing {
     private static func isMultipart(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard text.count > 2, text[1] == UInt8(ascii: "-") else { return false }
         var k = 2
-        while k < text.count, k - 2 < 70, isBoundaryCharacter(text[k]) { k += 1 }
+        while k < text.count, k - 2 < 70, MultipartBodyDecoder.isBoundaryCharacter(text[k]) { k += 1 }
         // The last boundary character may not be a space: trailing spaces are transport padding.
         while k > 2, text[k - 1] == 0x20 { k -= 1 }
         guard k > 2 else { return false }
@@ -164,17 +164,6 @@ public enum Sniffing {
         let nameStart = k
         while k < text.count, k - nameStart < 256, isTokenCharacter(text[k]) { k += 1 }
         return k > nameStart && k < text.count && text[k] == UInt8(ascii: ":")
-    }
-
-    /// RFC 2046's `bchars`: digits, letters, `'()+_,-./:=?` and space.
-    private static func isBoundaryCharacter(_ c: UInt8) -> Bool {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        default:
-            return "'()+_,-./:=? ".utf8.contains(c)
-        }
     }
 
     private static func isTokenCharacter(_ c: UInt8) -> Bool {

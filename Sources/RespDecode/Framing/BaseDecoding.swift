@@ -143,21 +143,13 @@ enum BaseDecoding {
         out.reserveCapacity(digits.count / 2)
         var i = 0
         while i < digits.count {
-            guard let high = hexValue(digits[i]), let low = hexValue(digits[i + 1]) else { return nil }
+            guard let high = digits[i].hexDigitValue, let low = digits[i + 1].hexDigitValue else { return nil }
             out.append(high << 4 | low)
             i += 2
         }
         return out
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 private let padValue: UInt8 = 64

@@ -125,7 +125,7 @@ enum HeadParser {
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
         var i = 0
         var size: UInt64 = 0
-        while i < end, let digit = BaseDecoding.hexValue(line[i]) {
+        while i < end, let digit = line[i].hexDigitValue {
             guard i < 16 else { return (nil, "chunk size has more than 16 hex digits") }
             size = size << 4 | UInt64(digit)
             i += 1

@@ -62,8 +62,8 @@ public enum FileList {
                 path.append(byte)
                 continue
             }
-            guard bytes.count >= 2, let high = BaseDecoding.hexValue(bytes[bytes.startIndex]),
-                let low = BaseDecoding.hexValue(bytes[bytes.index(after: bytes.startIndex)])
+            guard bytes.count >= 2, let high = bytes[bytes.startIndex].hexDigitValue,
+                let low = bytes[bytes.index(after: bytes.startIndex)].hexDigitValue
             else { return .invalid("a file: URI with a bad percent escape") }
             bytes = bytes.dropFirst(2)
             path.append(high << 4 | low)

@@ -250,8 +250,8 @@ struct FormParser {
             let byte = source[i]
             if byte == UInt8(ascii: "+") {
                 scratch[o] = 0x20
-            } else if byte == UInt8(ascii: "%"), end - i >= 3, let high = hexValue(source[i + 1]),
-                let low = hexValue(source[i + 2])
+            } else if byte == UInt8(ascii: "%"), end - i >= 3, let high = source[i + 1].hexDigitValue,
+                let low = source[i + 2].hexDigitValue
             {
                 scratch[o] = high << 4 | low
                 i += 2
@@ -264,13 +264,4 @@ struct FormParser {
         return o
     }
 
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte &- UInt8(ascii: "A") &+ 10
-        default: nil
-        }
-    }
 }

@@ -81,7 +81,8 @@ struct MIMEParameters {
         var i = second + 1
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%") {
-                guard i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else {
+                guard i + 2 < bytes.count, let high = bytes[i + 1].hexDigitValue, let low = bytes[i + 2].hexDigitValue
+                else {
                     return nil
                 }
                 raw.append(high << 4 | low)
@@ -100,15 +101,6 @@ struct MIMEParameters {
 
     private static func latin1ToUTF8(_ byte: UInt8) -> [UInt8] {
         byte < 0x80 ? [byte] : [0xC0 | byte >> 6, 0x80 | byte & 0x3F]
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// RFC 2045's tspecials.

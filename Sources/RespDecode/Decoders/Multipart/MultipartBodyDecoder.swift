@@ -147,8 +147,8 @@ public struct MultipartBodyDecoder: BodyDecoder {
         return String(decoding: UnsafeBufferPointer(rebasing: token), as: UTF8.self)
     }
 
-    /// RFC 2046's `bchars`: digits, letters, `'()+_,-./:=?` and space.
-    private static func isBoundaryCharacter(_ c: UInt8) -> Bool {
+    /// RFC 2046's `bchars`: digits, letters, `'()+_,-./:=?` and space (also what --sniff takes for a boundary).
+    static func isBoundaryCharacter(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "A")...UInt8(ascii: "Z"):
@@ -310,17 +310,5 @@ public struct MultipartBodyDecoder: BodyDecoder {
         for warning in outcome.warnings { warnings.append("\(label): \(warning)") }
         if let error = outcome.error { warnings.append("\(label) did not decode: \(error.code)") }
         output.append(UInt8(ascii: "}"))
-    }
-}
-
-extension Optional where Wrapped == [UInt8] {
-    /// Runs `body` on this array's bytes, or on `fallback` when there is no array.
-    fileprivate func withUnsafeBufferPointerOr<R>(
-        _ fallback: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
-    ) -> R {
-        switch self {
-        case .some(let array): array.withUnsafeBufferPointer(body)
-        case .none: body(fallback)
-        }
     }
 }

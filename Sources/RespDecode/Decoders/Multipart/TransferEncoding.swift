@@ -105,8 +105,8 @@ enum TransferEncoding {
                 i += 1
                 continue
             }
-            if i + 2 < n, let high = MIMEParameters.hexValue(bytes[i + 1]),
-                let low = MIMEParameters.hexValue(bytes[i + 2])
+            if i + 2 < n, let high = bytes[i + 1].hexDigitValue,
+                let low = bytes[i + 2].hexDigitValue
             {
                 out.append(high << 4 | low)
                 i += 3

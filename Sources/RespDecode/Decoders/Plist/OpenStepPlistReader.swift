@@ -445,7 +445,7 @@ private struct OpenStepParser {
                 // Up to four hexadecimal digits.
                 var value: UInt32 = 0
                 var digits = 0
-                while digits < 4 && pos < text.count, let digit = hexValue(text[pos]) {
+                while digits < 4 && pos < text.count, let digit = text[pos].hexDigitValue {
                     value = value << 4 | UInt32(digit)
                     pos += 1
                     digits += 1
@@ -546,10 +546,10 @@ private struct OpenStepParser {
                 pos += 1
                 break
             }
-            guard let high = hexValue(text[pos]) else {
+            guard let high = text[pos].hexDigitValue else {
                 throw fail("data holds \(describe(text[pos])), not a hexadecimal digit", at: pos)
             }
-            guard pos + 1 < text.count, let low = hexValue(text[pos + 1]) else {
+            guard pos + 1 < text.count, let low = text[pos + 1].hexDigitValue else {
                 throw fail("data has a byte of one hexadecimal digit", at: pos)
             }
             scratch.append(high << 4 | low)
@@ -744,16 +744,6 @@ func parseGNUstepDate(_ token: UnsafeBufferPointer<UInt8>) -> Double? {
     let days = PlistCalendar.daysSinceYear1(year: year, month: month, day: day) - PlistCalendar.referenceDays
     let zone = (zoneHours * 3_600 + zoneMinutes * 60) * (at(20, "-") ? -1 : 1)
     return Double(days * 86_400 + hour * 3_600 + minute * 60 + second - zone)
-}
-
-@inline(__always)
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-    default: nil
-    }
 }
 
 private func base64Value(_ c: UInt8) -> UInt8? {
