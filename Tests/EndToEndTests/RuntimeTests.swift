@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 /// The service runtime on the built binary (docs/output.md#exit-status, issue 6): jobs keep input order, SIGTERM/SIGINT
@@ -74,6 +75,77 @@ extension EndToEndTests {
                 let many = try EndToEndTests.run(["--jobs", jobs] + arguments)
                 #expect(many.status == one.status)
                 #expect(many.stdout == one.stdout, "--jobs \(jobs) on \(arguments)")
+            }
+        }
+
+        /// A `.warc.gz` of `count` responses (one gzip member per record, every 50th record's head and block in two
+        /// members, every 97th member corrupt), a few MB: large enough to be cut into spans framed on the workers
+        /// (docs/framings.md#parallel-inflate).
+        static func crawl(_ count: Int, seed: UInt64) -> Data {
+            var random = SplitMix64(seed: seed)
+            var file = Data()
+            for n in 0..<count {
+                let numbers = (0..<(20 + Int(random.next() % 200))).map { _ in String(random.next() % 100_000) }
+                let body = "{\"n\":\(n),\"values\":[\(numbers.joined(separator: ","))]}"
+                let http =
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                let record = Array(
+                    ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(seed)-\(n)>\r\n"
+                        + "WARC-Target-URI: https://x.test/\(n)\r\nContent-Type: application/http; msgtype=response\r\n"
+                        + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n").utf8)
+                if n % 50 == 7 {
+                    file.append(
+                        contentsOf: HostileDocumentTests.HostileEncodingTests.gzip(data: Array(record.prefix(60))))
+                    file.append(
+                        contentsOf: HostileDocumentTests.HostileEncodingTests.gzip(data: Array(record.dropFirst(60))))
+                } else {
+                    var member = HostileDocumentTests.HostileEncodingTests.gzip(data: record, level: 6)
+                    if n % 97 == 13 { member[member.count / 2] ^= 0x5A }
+                    file.append(contentsOf: member)
+                }
+            }
+            return file
+        }
+
+        /// Several `.warc.gz` inputs of several MB, on the workers in spans and across inputs, give the lines of one
+        /// job byte for byte, from files, from a list and from standard input.
+        @Test func spansAcrossInputsKeepTheOutput() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "respdecode-spans-\(getpid())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let first = directory.appendingPathComponent("a.warc.gz")
+            let second = directory.appendingPathComponent("b.warc.gz")
+            let crawl = Self.crawl(9000, seed: 1)
+            #expect(crawl.count > 3 << 20)
+            try crawl.write(to: first)
+            try Self.crawl(4000, seed: 2).write(to: second)
+            let list = directory.appendingPathComponent("list")
+            try "\(second.path)\n\(first.path)\n".write(to: list, atomically: true, encoding: .utf8)
+            let arguments = [first.path, second.path, "samples/traffic.warc.gz", first.path]
+            let one = try EndToEndTests.run(["--jobs", "1"] + arguments)
+            #expect(one.status == 0)
+            let lines = try TrafficTests.lines(one.stdout)
+            #expect(lines.count == 9000 + 4000 + 9 + 9000)
+            for jobs in ["2", "5"] {
+                let many = try EndToEndTests.run(["--jobs", jobs] + arguments)
+                #expect(many.status == one.status)
+                #expect(many.stdout == one.stdout, "--jobs \(jobs)")
+                let listed = try EndToEndTests.run(["--jobs", "1", "--files-from", list.path])
+                let listedMany = try EndToEndTests.run(["--jobs", jobs, "--files-from", list.path])
+                #expect(listedMany.stdout == listed.stdout && !listed.stdout.isEmpty)
+                // Standard input: the harness writes all of it before reading, so the lines go to files.
+                var piped: [Data] = []
+                for count in ["1", jobs] {
+                    let out = directory.appendingPathComponent("out-\(count)")
+                    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+                    let handle = try FileHandle(forWritingTo: out)
+                    let run = try EndToEndTests.run(["--jobs", count], stdin: crawl, stdoutTo: handle)
+                    try handle.close()
+                    #expect(run.status == 0)
+                    piped.append(try Data(contentsOf: out))
+                }
+                #expect(piped[1] == piped[0] && !piped[0].isEmpty)
             }
         }
 

@@ -9,6 +9,9 @@ struct FramedItemQueue {
 
     mutating func append(_ item: FramedItem) { items.append(item) }
 
+    /// Whether every item has been handed out.
+    var isEmpty: Bool { index == items.count }
+
     /// The oldest item not handed out yet, if any.
     mutating func pop() -> FramedItem? {
         guard index < items.count else { return nil }

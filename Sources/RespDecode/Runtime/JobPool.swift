@@ -14,7 +14,13 @@ public final class JobPool: @unchecked Sendable {
     public let jobs: Int
 
     private let monitor = Monitor()
-    private var queue = FIFO<(Batch, OrderedOutput)>()
+    /// What a worker takes: a batch of one stream's records to decode, or a task (framing a span of a compressed
+    /// input: Runtime/MemberSpans.swift).
+    private enum Work {
+        case batch(Batch, OrderedOutput)
+        case task(@Sendable () -> Void)
+    }
+    private var queue = FIFO<Work>()
     private var closing = false
     /// Each worker's own wake-up, and the idle workers, the most recently idle last. A new batch wakes that one, and
     /// only when no worker is busy or batches pile up: when one worker keeps up (tiny records, where the reader is the
@@ -75,12 +81,25 @@ public final class JobPool: @unchecked Sendable {
 
     func submit(_ batch: Batch, from stream: OrderedOutput) {
         monitor.withLock {
-            queue.append((batch, stream))
+            queue.append(.batch(batch, stream))
             // A worker is woken when none is busy, or when batches are piling up: while one busy worker keeps up,
             // the next batch waits for it rather than for a second worker to take a core from the reader. With
             // several streams (serve's connections) every batch wakes a worker, so that one connection's long
             // batch never holds up another's.
             if idle.count == jobs || queue.count > 1 || streams > 1, let worker = idle.popLast() {
+                isIdle[worker] = false
+                wakeUps[worker].signal()
+            }
+        }
+    }
+
+    /// Runs `task` on a worker, in turn with the batches: a stream's reader hands it work that would otherwise be done
+    /// on its own thread (inflating and framing a span of a `.warc.gz`), and waits for the result itself. An idle
+    /// worker is always woken: the reader needs the result.
+    func perform(_ task: @escaping @Sendable () -> Void) {
+        monitor.withLock {
+            queue.append(.task(task))
+            if let worker = idle.popLast() {
                 isIdle[worker] = false
                 wakeUps[worker].signal()
             }
@@ -95,7 +114,7 @@ public final class JobPool: @unchecked Sendable {
         _ = respdecode_lower_this_thread(Self.workerNice)
         let scratch = OutputBuffer()
         while true {
-            let next: (Batch, OrderedOutput)? = monitor.withLock {
+            let next: Work? = monitor.withLock {
                 while queue.isEmpty && !closing {
                     if !isIdle[worker] {
                         isIdle[worker] = true
@@ -109,7 +128,11 @@ public final class JobPool: @unchecked Sendable {
                 }
                 return queue.removeFirst()
             }
-            guard let (batch, stream) = next else { return }
+            guard let next else { return }
+            guard case .batch(let batch, let stream) = next else {
+                if case .task(let task) = next { task() }
+                continue
+            }
             for (framed, source) in batch.items {
                 // The WARC payload digest is checked here, on the workers, not on the one reading thread.
                 let item = framed.checkingPayloadDigest()

@@ -62,6 +62,9 @@ public final class StreamRunner {
     private var seq = 0
     private var batch: Batch
     private var stopped = false
+    /// Spans of `.warc.gz` inputs in flight (Runtime/MemberSpans.swift), in input order, each with its input's
+    /// assembler and name.
+    private var pendingSpans = FIFO<(span: MemberSpan, assembler: SpanAssembler, name: String?)>()
     /// `--resolve-revisits`: the digests of the responses read so far (in input order, here on the reading thread).
     private var revisits: RevisitDigests?
 
@@ -107,6 +110,7 @@ public final class StreamRunner {
             run(input)
         }
         if let list, !stopped { runFiles(namedIn: list) }
+        takeSpans(all: true)
         submitBatch()
         let failure = output.finish()
         if ownsPool { pool.close() }
@@ -224,6 +228,7 @@ public final class StreamRunner {
         }
         if stopped && buffer.readableBytes == 0 { return }
         if configuration.input == .auto || configuration.input == .warc, decision() == .zip {
+            takeSpans(all: true)
             runArchive(input, descriptor: fd, counted: buffer.readableBytes)
             return
         }
@@ -235,6 +240,12 @@ public final class StreamRunner {
             }
             format = detected ?? .http
         }
+        if format == .warc && pool.jobs > 1 && MemberSpans.startsWithMember(buffer) {
+            runSpans(&buffer, fd: fd, ended: ended, input: input)
+            return
+        }
+        // The records of inputs before this one come first.
+        takeSpans(all: true)
         // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
         var framer = InputDetection.framer(
             for: format, limits: configuration.limits, warcTypes: configuration.warcTypes,
@@ -351,6 +362,49 @@ public final class StreamRunner {
         }
         drain(&framer, &buffer, name: input.lineName, last: true, seenEOF: ended)
         summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +)
+    }
+
+    /// Reads a `.warc.gz` whose spans are inflated and framed on the workers (Runtime/MemberSpans.swift, docs/
+    /// framings.md#parallel-inflate); the items come back in input order and are decoded like any others. The spans
+    /// still in flight at the end are taken back later (``takeSpans(all:)``), so that the next input is read while
+    /// the workers inflate this one's last spans.
+    private func runSpans(_ buffer: inout FramerInput, fd: Int32, ended: Bool, input: InputSource) {
+        let name = input.lineName
+        let configuration = configuration
+        let assembler = SpanAssembler(configuration: configuration, streamOffset: buffer.readerOffset)
+        var ended = ended
+        var seenEOF = ended
+        while true {
+            let idle = !ended && !inputReady(fd)
+            while let span = MemberSpans.cut(from: &buffer, ended: ended, seenEOF: seenEOF, idle: idle) {
+                if span.delegated { pool.perform { span.frame(configuration: configuration) } }
+                pendingSpans.append((span, assembler, name))
+                takeSpans()
+                if span.isLast { break }
+            }
+            if ended { break }
+            if idle {
+                // About to block on a pipe with nothing in it: everything cut so far gets its lines now.
+                takeSpans(all: true)
+                submitBatch()
+            }
+            let n = readSome(fd, into: &buffer, input: input)
+            if n <= 0 {
+                // As in `pump`: a stop is not the end of the input, so a record it cuts is not reported truncated.
+                ended = true
+                seenEOF = n == 0 || !stopped
+            }
+        }
+    }
+
+    /// Takes back the spans in flight that are done, in input order, waiting for the oldest while more than the
+    /// window are in flight; `all`: every one (before records of another input are added, and at the end).
+    private func takeSpans(all: Bool = false) {
+        while let head = pendingSpans.first, all || pendingSpans.count > pool.window || head.span.isDone {
+            _ = pendingSpans.removeFirst()
+            head.assembler.take(head.span) { add($0, name: head.name) }
+            if head.span.isLast { summary.skipped.merge(head.assembler.skippedRecords, uniquingKeysWith: +) }
+        }
     }
 
     /// Reads up to `readSize` bytes into `buffer`'s spare capacity (see the other `readSome`).

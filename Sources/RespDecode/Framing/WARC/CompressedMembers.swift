@@ -80,6 +80,13 @@ enum MemberInflater {
         }
     }
 
+    /// gzip only: the inflater waits for the next member (``GzipMembers/isBetweenMembers``). zstd and LZ4 frames are
+    /// never split among workers: a `.warc.zst` may start with a dictionary that every later frame needs.
+    var isBetweenMembers: Bool {
+        if case .gzip(let members) = self { return members.isBetweenMembers }
+        return false
+    }
+
     /// What the framer's messages call one member: "gzip member", "zstd frame", "LZ4 frame".
     var noun: String {
         switch self {

@@ -89,6 +89,12 @@ final class GzipMembers {
         stream.deallocate()
     }
 
+    /// Whether the inflater waits for the next member's header, with nothing of the last member left to report.
+    var isBetweenMembers: Bool {
+        guard deferred == nil, case .betweenMembers = phase else { return false }
+        return true
+    }
+
     private var inputPosition: Int {
         get { input.readerIndex }
         set { input.readerIndex = newValue }

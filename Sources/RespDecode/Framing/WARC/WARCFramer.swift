@@ -188,6 +188,29 @@ public struct WARCFramer: RecordFramer {
         self.verifyDigests = verifyDigests
     }
 
+    // MARK: - Member spans (Runtime/MemberSpans.swift)
+
+    /// Records reported at an offset in the decompressed stream (they do not start their gzip member): such offsets
+    /// depend on everything inflated before, which a framer started in the middle of a file cannot know.
+    private(set) var decompressedOffsetsReported = 0
+    /// Added to an offset in the decompressed stream when one is reported (``decompressedOffsetsReported``): a framer
+    /// started at a member boundary in the middle of a file is told how far the decompressed stream had come there.
+    var decompressedOffsetCorrection: Int64 = 0
+    /// The input turned out to be ARC (its `filedesc://` record was read).
+    var isARC: Bool { arcVersion != nil }
+    /// Where the decompressed stream framed so far ends (compressed input), before ``decompressedOffsetCorrection``.
+    var streamEnd: Int64 { input.offset(of: input.writerIndex) }
+
+    /// Compressed input only: whether the framer stands between records at the end of a gzip member, with every
+    /// inflated byte framed and nothing held, in the state a new framer starts in (not ARC). A new framer given the
+    /// rest of the input from here frames it as this one would, offsets in the decompressed stream aside
+    /// (docs/framings.md#parallel-inflate). The caller checks that its compressed input is used up too.
+    var isAtMemberBoundary: Bool {
+        guard mode == .gzip, case .start = state, let inflater, inflater.isBetweenMembers else { return false }
+        return current == nil && failure == nil && held == nil && !heldForLength && outbox.isEmpty && available == 0
+            && !memberOpen && truncatedMember == nil && arcVersion == nil && !dataEnded
+    }
+
     public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
         while true {
             if let item = outbox.pop() { return item }
@@ -968,8 +991,9 @@ public struct WARCFramer: RecordFramer {
         guard let boundary = boundaries.first, boundary.start <= start else { return (start, nil) }
         if boundary.plain { return (boundary.member + (start - boundary.start), nil) }
         if boundary.start >= lastItemEnd { return (boundary.member, nil) }
+        decompressedOffsetsReported += 1
         return (
-            start,
+            start + decompressedOffsetCorrection,
             "offset is in the decompressed stream: the \(memberNoun) at \(boundary.member) holds more than one record"
         )
     }
