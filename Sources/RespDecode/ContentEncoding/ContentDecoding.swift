@@ -159,7 +159,8 @@ public enum ContentDecoding {
     private static func undo(
         _ input: UnsafeBufferPointer<UInt8>, place: Place, budget: Int, cap: Int, counted: Bool
     ) throws(RecordError) -> Layer {
-        var output = BoundedOutput(limit: budget, inputCount: input.count)
+        var output = BoundedOutput(
+            limit: budget, inputCount: input.count, expected: place.coding.hasSuffix("gzip") ? gzipSize(input) : nil)
         let result: CodecResult
         // When a failure may mean the coding was never applied (rule 1 of the file comment).
         let evidence: AbsenceEvidence
@@ -333,6 +334,14 @@ public enum ContentDecoding {
 // MARK: - What every codec shares
 
 /// How a codec's run over one coding ended (its output is in the ``BoundedOutput`` it was given).
+/// The ISIZE of a gzip member (RFC 1952 §2.3.1: the input size modulo 2^32, in its last four bytes), or nil when
+/// `input` does not start like one.
+private func gzipSize(_ input: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard input.count >= 18, input[0] == 0x1F, input[1] == 0x8B else { return nil }
+    let n = input.count
+    return Int(input[n - 4]) | Int(input[n - 3]) << 8 | Int(input[n - 2]) << 16 | Int(input[n - 1]) << 24
+}
+
 enum CodecResult {
     /// The stream ended; `trailing` bytes of input after it were not another member or frame.
     case finished(trailing: Int)
@@ -356,11 +365,18 @@ struct BoundedOutput {
     private let ceiling: Int
     private var nextCapacity: Int
 
-    init(limit: Int, inputCount: Int) {
+    /// - Parameters:
+    ///   - limit: the most bytes the coding may produce.
+    ///   - inputCount: the size of the coded input.
+    ///   - expected: the size the input says it decodes to (a gzip member's ISIZE), used for the first storage only
+    ///     when the input could decode to it (deflate expands at most 1,032 times), so a false claim costs no more
+    ///     than a true bomb; storage not yet written is not resident.
+    init(limit: Int, inputCount: Int, expected: Int? = nil) {
         self.limit = max(0, limit)
         ceiling = self.limit == Int.max ? Int.max : self.limit + 1
         let (quadruple, overflow) = inputCount.multipliedReportingOverflow(by: 4)
-        let initial = min(ceiling, max(overflow ? Int.max : quadruple, 4096))
+        var initial = min(ceiling, max(overflow ? Int.max : quadruple, 4096))
+        if let expected, expected > initial, expected < ceiling, expected / 1032 <= inputCount { initial = expected }
         nextCapacity = initial > ceiling / 2 ? ceiling : initial
     }
 

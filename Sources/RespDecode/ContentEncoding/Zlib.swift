@@ -1,7 +1,8 @@
+internal import CDeflate
 internal import CZlib
 
 /// The only Swift file that calls zlib: inflating PNG text chunks (counting only) and gzip/deflate
-/// Content-Encoding (into a bounded output), and CRC-32.
+/// Content-Encoding (into a bounded output, through libdeflate where it can: see `decompress`), and CRC-32.
 enum Zlib {
     /// What inflating a zlib stream gave, measured without keeping the output.
     enum InflatedSize: Equatable {
@@ -97,17 +98,36 @@ extension Zlib {
     static func decompress(_ data: UnsafeBufferPointer<UInt8>, format: Format, into output: inout BoundedOutput)
         -> CodecResult
     {
-        // Heap-allocated: zlib's state points back at the z_stream, which therefore must not move.
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer { stream.deallocate() }
-        guard inflateInit2_(stream, format.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
-        else { return .failed("zlib could not start", offset: nil) }
-        defer { inflateEnd(stream) }
-
+        // Members inflated whole by libdeflate (`wholeMembers`) first; from the first one it does not take (too large
+        // for the space, invalid, or with a header CRC, which zlib checks and libdeflate skips), zlib goes on from that
+        // member's start, so a failure's message and offset and where output stops are zlib's as ever.
         var fed = 0 // input bytes handed to zlib so far; `fed - avail_in` have been consumed
+        var stream: UnsafeMutablePointer<z_stream>?
+        defer {
+            if let stream {
+                inflateEnd(stream)
+                stream.deallocate()
+            }
+        }
         return output.fill { free -> (written: Int, result: CodecResult?) in
             var written = 0
+            if stream == nil {
+                let (produced, consumed, finished) = wholeMembers(data, format: format, into: free)
+                written = produced
+                fed = consumed
+                if finished { return (written, .finished(trailing: data.count - consumed)) }
+                // Heap-allocated: zlib's state points back at the z_stream, which therefore must not move.
+                let started = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+                started.initialize(to: z_stream())
+                guard
+                    inflateInit2_(started, format.windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+                else {
+                    started.deallocate()
+                    return (written, .failed("zlib could not start", offset: nil))
+                }
+                stream = started
+            }
+            guard let stream else { return (written, .failed("zlib could not start", offset: nil)) }
             while written < free.count {
                 // avail_in and avail_out are 32 bits: hand both over in slices.
                 if stream.pointee.avail_in == 0 && fed < data.count {
@@ -146,6 +166,50 @@ extension Zlib {
                 }
             }
             return (written, nil)
+        }
+    }
+
+    /// The members at the start of `data` that libdeflate inflates whole into `space` (about twice as fast as zlib
+    /// here, measured on the gzip bodies of issue 22's crawl): gzip members one after another (for `.gzipOrZlib`), or
+    /// the one zlib stream or raw deflate stream. libdeflate checks the same CRC-32 and length (or Adler-32) as zlib.
+    /// - Returns: the bytes written, the input bytes consumed, and whether the data is finished (nothing but trailing
+    ///   bytes that start no member is left); when not, zlib goes on from `consumed`.
+    private static func wholeMembers(
+        _ data: UnsafeBufferPointer<UInt8>, format: Format, into space: UnsafeMutableBufferPointer<UInt8>
+    )
+        -> (written: Int, consumed: Int, finished: Bool)
+    {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return (0, 0, false) }
+        defer { libdeflate_free_decompressor(decompressor) }
+        var written = 0
+        var consumed = 0
+        while true {
+            let rest = data.count - consumed
+            let isGzip = rest >= 18 && data[consumed] == 0x1F && data[consumed + 1] == 0x8B && data[consumed + 2] == 8
+            guard consumed == 0 || (format == .gzipOrZlib && isGzip) else {
+                // After a member: what follows is trailing data, unless it starts a gzip member zlib must judge.
+                let more = format == .gzipOrZlib && rest >= 2 && data[consumed] == 0x1F && data[consumed + 1] == 0x8B
+                return (written, consumed, !more)
+            }
+            // FHCRC (flag bit 1): zlib checks the header CRC, libdeflate does not.
+            if isGzip && data[consumed + 3] & 0x02 != 0 { return (written, consumed, false) }
+            var used = 0
+            var produced = 0
+            let input = UnsafeRawPointer(data.baseAddress! + consumed)
+            let output = UnsafeMutableRawPointer(space.baseAddress! + written)
+            let room = space.count - written
+            let result: libdeflate_result
+            switch format {
+            case .gzipOrZlib where isGzip:
+                result = libdeflate_gzip_decompress_ex(decompressor, input, rest, output, room, &used, &produced)
+            case .gzipOrZlib, .zlib:
+                result = libdeflate_zlib_decompress_ex(decompressor, input, rest, output, room, &used, &produced)
+            case .raw:
+                result = libdeflate_deflate_decompress_ex(decompressor, input, rest, output, room, &used, &produced)
+            }
+            guard result == LIBDEFLATE_SUCCESS else { return (written, consumed, false) }
+            written += produced
+            consumed += used
         }
     }
 
