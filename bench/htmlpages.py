@@ -62,11 +62,13 @@ def vary(text, rng, i, mark=False):
     return "".join(parts)
 
 
-def page(base, i, seed, seen):
-    """(source name, body bytes) of page i, distinct from the SHA-1 digests in `seen` (which it joins)."""
+def page(base, i, seed, seen, tag=None):
+    """(source name, body bytes) of page i, distinct from the SHA-1 digests in `seen` (which it joins); `tag` (default
+    i) is what the hrefs' `v=` and the marking word carry: a tag of its own per page keeps pages of several workloads
+    distinct from one another."""
     name, text = base[i % len(base)]
     for attempt in range(20):
-        body = vary(text, random.Random(f"{seed}:{i}:{attempt}"), i, mark=attempt >= 3).encode()
+        body = vary(text, random.Random(f"{seed}:{i}:{attempt}"), i if tag is None else tag, mark=attempt >= 3).encode()
         digest = hashlib.sha1(body).digest()
         if digest not in seen:
             seen.add(digest)
