@@ -96,7 +96,7 @@ enum PNGImage {
             let libpngRead = libpngReadEverything || !(sawImageData || isImageData)
             if !libpngRead || isText {
                 let stored = UInt32(r.u32be(offset + 8 + length)!)
-                if Zlib.crc32(r.slice(offset + 4, length + 4)!) != stored {
+                if CRC32.checksum(r.slice(offset + 4, length + 4)!) != stored {
                     if critical {
                         throw RecordError(
                             .invalidImage, "png: CRC error in the \(name) chunk at byte \(offset)",
