@@ -40,19 +40,28 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
     public let type: String
     /// Lower-cased subtype, `*`, or `*+suffix`.
     public let subtype: String
-    /// `type/subtype` when neither has a wildcard: such a pattern matches by one string comparison (each record
-    /// is checked against every pattern of the chain until one matches).
-    private let exact: String?
-    /// The pattern's bytes for ``matches(_:)``'s byte comparison, when the pattern is ASCII.
-    private let ascii: ASCIIForm?
+    /// How ``matches(_:)`` compares, made once: one reference, so that copying a pattern (as a loop over a chain's
+    /// patterns does) costs no more retains than before it existed.
+    private let matcher: Matcher
 
-    /// A pattern as bytes: a record's MIME type is checked against up to a dozen patterns before the image
-    /// decoder's, and comparing Strings and Substrings (with `hasPrefix`, `hasSuffix`) cost 5,000 instructions per
-    /// record (callgrind, bench/small/run); bytes compare in a few dozen.
-    fileprivate struct ASCIIForm: Sendable, Hashable {
+    /// `exact` when neither part has a wildcard (one comparison then), and the pattern's bytes for a byte comparison
+    /// when the pattern is ASCII. A record's type is checked against up to a dozen patterns before the image
+    /// decoder's; comparing Strings and Substrings (`hasPrefix`, `hasSuffix`) cost 5,000 instructions per record
+    /// (callgrind, bench/small/run), bytes compare in a few dozen.
+    private final class Matcher: Sendable {
+        let exact: String?
+        let ascii: ASCIIForm?
+
+        init(exact: String?, ascii: ASCIIForm?) {
+            self.exact = exact
+            self.ascii = ascii
+        }
+    }
+
+    fileprivate struct ASCIIForm: Sendable {
         var exact: [UInt8]?
         var type: [UInt8]? // nil: `*`
-        var subtype: [UInt8]? // nil: `*`
+        var subtype: [UInt8]? // nil: `*` or `*+suffix`
         var suffix: [UInt8]? // `+json` of `*+json`
     }
 
@@ -65,15 +74,23 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         type = String(parts[0])
         subtype = String(parts[1])
-        exact = type.contains("*") || subtype.contains("*") ? nil : lowered
+        let exact = type.contains("*") || subtype.contains("*") ? nil : lowered
+        var ascii: ASCIIForm?
         if lowered.utf8.allSatisfy({ $0 < 0x80 }) {
             ascii = ASCIIForm(
                 exact: exact.map { Array($0.utf8) }, type: type == "*" ? nil : Array(type.utf8),
                 subtype: subtype == "*" || subtype.hasPrefix("*+") ? nil : Array(subtype.utf8),
                 suffix: subtype.hasPrefix("*+") ? Array(subtype.utf8.dropFirst()) : nil)
-        } else {
-            ascii = nil
         }
+        matcher = Matcher(exact: exact, ascii: ascii)
+    }
+
+    // The matcher follows from `type` and `subtype`.
+    public static func == (a: Self, b: Self) -> Bool { a.type == b.type && a.subtype == b.subtype }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(subtype)
     }
 
     public var description: String { "\(type)/\(subtype)" }
@@ -82,7 +99,7 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
     public func matches(_ mimeType: String) -> Bool {
         // ASCII against ASCII: Unicode equivalence is byte equality, so bytes decide (a non-ASCII character can be
         // canonically equal to an ASCII one, as U+212A KELVIN SIGN to K: those go the String way).
-        if let ascii {
+        if let ascii = matcher.ascii {
             var mimeType = mimeType
             if let result = mimeType.withUTF8({ bytes in
                 bytes.allSatisfy({ $0 < 0x80 }) ? ascii.matches(bytes) : nil
@@ -90,7 +107,7 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
                 return result
             }
         }
-        if let exact { return mimeType == exact }
+        if let exact = matcher.exact { return mimeType == exact }
         guard let slash = mimeType.utf8.firstIndex(of: UInt8(ascii: "/")) else { return false }
         let responseType = mimeType[..<slash]
         let responseSubtype = mimeType[mimeType.index(after: slash)...]
