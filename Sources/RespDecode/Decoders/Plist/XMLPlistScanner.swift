@@ -37,8 +37,10 @@ enum XMLPlistScanner {
 
     static func scan(_ body: UnsafeBufferPointer<UInt8>, sink: XMLEventSink) -> Outcome {
         guard let base = body.baseAddress, !body.isEmpty else { return .notInSubset }
-        var scanner = Scanner(p: base, end: base + body.count, sink: sink)
-        return scanner.document()
+        return plainTextTable.withUnsafeBufferPointer { table in
+            var scanner = Scanner(p: base, end: base + body.count, sink: sink, plainText: table.baseAddress!)
+            return scanner.document()
+        }
     }
 
     /// The predefined entities' names (with the `;`) and characters.
@@ -52,24 +54,20 @@ enum XMLPlistScanner {
         "plist", "dict", "array", "key", "string", "integer", "real", "date", "data", "true", "false",
     ]
 
-    /// `names`, each packed into a word, the first byte lowest.
-    private static let packedNames: [UInt64] = names.map { name in
-        var word: UInt64 = 0
-        for i in 0..<name.utf8CodeUnitCount { word |= UInt64(name.utf8Start[i]) << (8 * UInt64(i)) }
-        return word
-    }
-
     private struct Scanner {
         var p: UnsafePointer<UInt8>
         let end: UnsafePointer<UInt8>
         let sink: XMLEventSink
+        /// `plainTextTable`, for the duration of the scan.
+        let plainText: UnsafePointer<Bool>
         /// Indices into `names` of the open elements.
         var open: [Int] = []
 
-        init(p: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, sink: XMLEventSink) {
+        init(p: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, sink: XMLEventSink, plainText: UnsafePointer<Bool>) {
             self.p = p
             self.end = end
             self.sink = sink
+            self.plainText = plainText
             open.reserveCapacity(16)
         }
 
@@ -148,6 +146,9 @@ enum XMLPlistScanner {
         mutating func text() -> Outcome {
             var start = p
             while p < end {
+                // Printable ASCII other than `<`, `&` and `]`, tab and line feed: nothing to look at.
+                while p < end && plainText[Int(p.pointee)] { p += 1 }
+                guard p < end else { break }
                 let byte = p.pointee
                 if byte >= 0x20 && byte < 0x80 {
                     if byte == UInt8(ascii: "<") {
@@ -245,7 +246,21 @@ enum XMLPlistScanner {
             let next = p.pointee
             guard next == 0x20 || next == 0x09 || next == 0x0A || next == UInt8(ascii: ">") || next == UInt8(ascii: "/")
             else { return nil }
-            return XMLPlistScanner.packedNames.firstIndex(of: word)
+            // The index in `names` (the words are the names' bytes, the first lowest: "key" is 0x79656B).
+            switch word {
+            case 0x74_7369_6C70: return 0 // plist
+            case 0x7463_6964: return 1 // dict
+            case 0x79_6172_7261: return 2 // array
+            case 0x79_656B: return 3 // key
+            case 0x676E_6972_7473: return 4 // string
+            case 0x72_6567_6574_6E69: return 5 // integer
+            case 0x6C61_6572: return 6 // real
+            case 0x6574_6164: return 7 // date
+            case 0x6174_6164: return 8 // data
+            case 0x6575_7274: return 9 // true
+            case 0x65_736C_6166: return 10 // false
+            default: return nil
+            }
         }
 
         /// After a start tag's name: its attributes (checked, not kept) and `>` or `/>`; whether the element is empty.
@@ -446,4 +461,9 @@ private func isPublicIDCharacter(_ byte: UInt8) -> Bool {
     if isDigit(byte) { return UInt32(byte - 0x30) }
     if hex, byte | 0x20 >= 0x61, byte | 0x20 <= 0x66 { return UInt32(byte | 0x20) - 0x61 + 10 }
     return nil
+}
+
+/// Bytes that need no look in text: printable ASCII but `<`, `&` and `]`, and tab and line feed.
+private let plainTextTable: [Bool] = (0..<256).map { byte in
+    (byte >= 0x20 && byte < 0x80 && byte != 0x3C && byte != 0x26 && byte != 0x5D) || byte == 0x09 || byte == 0x0A
 }

@@ -142,7 +142,9 @@ struct XMLPlistScannerTests {
             #expect(fast == slow, "\(String(decoding: body, as: UTF8.self).debugDescription)")
             if fast != slow { break }
         }
-        #expect(taken > 1000, "the scanner took only \(taken) of 4000")
+        // Most random edits break well-formedness (those go to libxml2 on both sides); about a sixth stay in the
+        // scanner's subset.
+        #expect(taken > 500, "the scanner took only \(taken) of 4000")
     }
 
     @Test(.enabled(if: Corpora.available, Corpora.skipComment))
