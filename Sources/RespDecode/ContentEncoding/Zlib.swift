@@ -2,7 +2,8 @@ internal import CDeflate
 internal import CZlib
 
 /// The only Swift file that calls zlib: inflating PNG text chunks (counting only) and gzip/deflate
-/// Content-Encoding (into a bounded output, through libdeflate where it can: see `decompress`), and CRC-32.
+/// Content-Encoding (into a bounded output, through libdeflate where it can: see `decompress`). (CRC-32 is
+/// libdeflate's: ``CRC32``.)
 enum Zlib {
     /// What inflating a zlib stream gave, measured without keeping the output.
     enum InflatedSize: Equatable {
@@ -211,17 +212,5 @@ extension Zlib {
             written += produced
             consumed += used
         }
-    }
-
-    /// The CRC-32 of `data` (PNG chunks, gzip members).
-    static func crc32(_ data: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var crc: UInt = CZlib.crc32(0, nil, 0)
-        var rest = data
-        while !rest.isEmpty {
-            let take = min(rest.count, 1 << 30)
-            crc = CZlib.crc32(crc, rest.baseAddress, UInt32(take))
-            rest = UnsafeBufferPointer(rebasing: rest[take...])
-        }
-        return UInt32(truncatingIfNeeded: crc)
     }
 }

@@ -44,7 +44,6 @@ enum LibJPEG {
         {
             return .failure(failure)
         }
-        let spaces = [1: "gray", 2: "rgb", 3: "ycbcr", 4: "cmyk", 5: "ycck"]
         let components = Int(header.components)
         let sampling = withUnsafeBytes(of: header.h_samp) { h in
             withUnsafeBytes(of: header.v_samp) { v in
@@ -59,10 +58,22 @@ enum LibJPEG {
         return .success(
             Header(
                 width: Int(header.width), height: Int(header.height), precision: Int(header.precision),
-                components: components, colorSpace: spaces[Int(header.color_space)],
+                components: components, colorSpace: colorSpaceName(Int(header.color_space)),
                 progressive: header.progressive != 0, arithmetic: header.arithmetic != 0, sampling: sampling,
                 jfifDensity: header.saw_jfif != 0
                     ? (Int(header.density_unit), Int(header.x_density), Int(header.y_density)) : nil,
                 adobeTransform: header.saw_adobe != 0 ? Int(header.adobe_transform) : nil))
+    }
+
+    /// The shim's colour space code as a name (a switch, not a dictionary literal built for every record).
+    private static func colorSpaceName(_ code: Int) -> String? {
+        switch code {
+        case 1: "gray"
+        case 2: "rgb"
+        case 3: "ycbcr"
+        case 4: "cmyk"
+        case 5: "ycck"
+        default: nil
+        }
     }
 }

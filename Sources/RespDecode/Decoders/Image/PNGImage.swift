@@ -23,7 +23,16 @@ enum PNGImage {
         var info = ImageInfo(format: "png", width: header.width, height: header.height)
         info.bitDepth = header.bitDepth
         info.channels = header.channels
-        info.colorType = [0: "gray", 2: "rgb", 3: "palette", 4: "gray-alpha", 6: "rgba"][header.colorType]
+        // A switch, not a dictionary literal: that would be built (and hashed into) for every record.
+        info.colorType =
+            switch header.colorType {
+            case 0: "gray"
+            case 2: "rgb"
+            case 3: "palette"
+            case 4: "gray-alpha"
+            case 6: "rgba"
+            default: nil
+            }
         info.hasAlpha = header.colorType & 4 != 0 || header.hasTransparency
         info.interlaced = header.interlaced
         info.iccProfile = header.iccBytes
@@ -96,7 +105,7 @@ enum PNGImage {
             let libpngRead = libpngReadEverything || !(sawImageData || isImageData)
             if !libpngRead || isText {
                 let stored = UInt32(r.u32be(offset + 8 + length)!)
-                if Zlib.crc32(r.slice(offset + 4, length + 4)!) != stored {
+                if CRC32.checksum(r.slice(offset + 4, length + 4)!) != stored {
                     if critical {
                         throw RecordError(
                             .invalidImage, "png: CRC error in the \(name) chunk at byte \(offset)",

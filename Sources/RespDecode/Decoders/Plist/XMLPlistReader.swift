@@ -77,9 +77,40 @@ final class XMLPlistReader: XMLEventSink {
     }
 
     /// Parses `body`; on error throws and leaves `output` as it was.
-    func read(_ body: UnsafeBufferPointer<UInt8>, encoding: String?, warnings: inout [String]) throws(RecordError) {
+    ///
+    /// Plain UTF-8 plists (no `charset`) are read by ``XMLPlistScanner``, which gives the same events as libxml2;
+    /// a body it does not take is read again from the start by libxml2 (docs/decoding.md#xml-property-lists).
+    /// `scanner: false` reads with libxml2 alone (for tests that compare the two).
+    func read(
+        _ body: UnsafeBufferPointer<UInt8>, encoding: String?, warnings: inout [String], scanner: Bool = true
+    ) throws(RecordError) {
         let mark = out.mark
-        let outcome = LibXML2.parse(body, encoding: encoding, sink: self, warnings: &warnings)
+        var outcome: LibXML2.Outcome?
+        if encoding == nil && scanner {
+            switch XMLPlistScanner.scan(body, sink: self) {
+            case .parsed: outcome = .parsed
+            case .stoppedBySink: outcome = .stoppedBySink
+            case .notInSubset:
+                out.rollback(to: mark)
+                reset()
+            }
+        }
+        let result = outcome ?? LibXML2.parse(body, encoding: encoding, sink: self, warnings: &warnings)
+        try finish(result, mark: mark)
+    }
+
+    /// The reader as it was made, for a second reading of the same body.
+    private func reset() {
+        stack.removeAll(keepingCapacity: true)
+        text.removeAll()
+        objects = 0
+        containerDepth = 0
+        wroteRoot = false
+        inString = false
+        error = nil
+    }
+
+    private func finish(_ outcome: LibXML2.Outcome, mark: Int) throws(RecordError) {
         if let error = outcome.error(code: .invalidPropertyList, prefix: "not well-formed XML: ", sinkError: error)
             ?? (wroteRoot ? nil : RecordError(.invalidPropertyList, "the property list holds no value"))
         {

@@ -70,6 +70,16 @@ struct XMLElementStart {
     }
 }
 
+extension XMLElementStart {
+    /// A start tag without prefix, namespace or attributes, from `localName` (NUL-terminated): what the XML plist
+    /// scanner sends (``XMLPlistScanner``; the plist reader reads no attribute).
+    init(localName: UnsafePointer<UInt8>) {
+        self.init(
+            localNamePointer: localName, prefixPointer: nil, namespacePointer: nil, namespaces: nil, attributes: nil,
+            namespaceCount: 0, attributeCount: 0)
+    }
+}
+
 /// Why libxml2 rejected a document: its message and where it stopped.
 struct XMLParseFailure: Error {
     /// libxml2's message, without the trailing line feed.
