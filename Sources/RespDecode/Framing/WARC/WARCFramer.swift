@@ -117,6 +117,9 @@ public struct WARCFramer: RecordFramer {
     /// While skipping or resynchronising: the failure the skipped bytes belong to, and its stream offset.
     private var failure: FramingFailure?
     private var failureStart: Int64 = 0
+    /// A selected record's block over the limits, read as it is skipped (OverLimitBlock.swift): what its
+    /// limitExceeded line says of it.
+    private var overLimit: OverLimitBlock?
 
     // gzip: where members start in the inflated stream; whether one is being inflated; a finished item that waits for
     // its member's end; the member the input ended in.
@@ -420,11 +423,18 @@ public struct WARCFramer: RecordFramer {
         }
         let headExcerpt = excerpt(from: position, count: headerLength)
         current?.headExcerpt = headExcerpt
+        overLimit = nil
         if current?.selected == true {
+            // The block streams through the digest and sniffing as it is skipped: the line says what a record's
+            // line says, but for the decoded value (docs/reliability.md#limits).
+            if let record = current, let header = record.header {
+                overLimit = OverLimitBlock(
+                    header: header, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+            }
             beginFailure(
                 fromCurrent(
                     .limitExceeded,
-                    "\(noun) of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
+                    "\(noun) of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped, the body not decoded"
                 ))
             skipIntoFailure(headerLength)
         } else {
@@ -551,6 +561,7 @@ public struct WARCFramer: RecordFramer {
             if let pending = failure {
                 // Over the limit and cut short: the truncation is the failure.
                 failure?.error = RecordError(.truncatedRecord, message + "; " + pending.error.message)
+                applyOverLimit(complete: false)
             } else {
                 beginFailure(fromCurrent(.truncatedRecord, message), excerpt: current?.headExcerpt ?? [])
             }
@@ -571,6 +582,7 @@ public struct WARCFramer: RecordFramer {
                     + "its Content-Length is probably wrong"
                 if failure != nil {
                     failure!.error.message += "; " + message
+                    applyOverLimit(complete: false)
                 } else {
                     beginFailure(fromCurrent(.malformedRecord, message), excerpt: current?.headExcerpt ?? [])
                 }
@@ -584,6 +596,9 @@ public struct WARCFramer: RecordFramer {
             }
         }
         guard n > 0 else { return false }
+        if let overLimit {
+            input.withUnsafeBufferPointer { overLimit.feed(UnsafeBufferPointer(rebasing: $0[position..<position + n])) }
+        }
         skipIntoFailure(n)
         state = .skip(remaining: remaining - n)
         return true
@@ -595,6 +610,7 @@ public struct WARCFramer: RecordFramer {
         case .ok(let length, _):
             skipIntoFailure(length)
             if failure != nil {
+                applyOverLimit(complete: true)
                 finishFailure()
             } else if let record = current, let type = record.header?.type {
                 let template = fromCurrent(.malformedRecord, "")
@@ -613,6 +629,7 @@ public struct WARCFramer: RecordFramer {
                         at: currentOffset),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             state = .resync(checkHere: true)
             return true
         case .needMore:
@@ -622,6 +639,7 @@ public struct WARCFramer: RecordFramer {
                     fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             skipIntoFailure(available)
             finishFailure()
             return true
@@ -729,6 +747,20 @@ public struct WARCFramer: RecordFramer {
             error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status,
             headers: headers,
             url: header?.targetURI(warnings: &warnings), warc: info)
+    }
+
+    /// The pending failure of a block skipped for its size gets what was read of it as it passed (status, fields,
+    /// digest, body size, sniffed type: OverLimitBlock.swift). `complete`: the whole block passed.
+    private mutating func applyOverLimit(complete: Bool) {
+        guard let block = overLimit else { return }
+        overLimit = nil
+        guard failure != nil else { return }
+        let outcome = block.finish(complete: complete)
+        failure!.status = outcome.status
+        failure!.headers = outcome.headers
+        failure!.bodyBytes = outcome.bodyBytes
+        failure!.warc?.digest = outcome.digest
+        failure!.warnings = outcome.warnings
     }
 
     /// Up to the error-body cap of the `count` bytes at `index`.
