@@ -75,7 +75,7 @@ final class OverLimitBlock {
     ///   - header: the record's WARC header.
     ///   - warnings: the record's warnings so far (the framer's).
     ///   - limits: `maxHeaderBytes` bounds each HTTP head and chunk-size line held.
-    ///   - verifyDigests: check WARC-Payload-Digest (`--no-verify-digests` turns it off).
+    ///   - verifyDigests: check WARC-Payload-Digest (`--no-digest-check` turns it off).
     init(header: WARCHeader, warnings: [String], limits: Limits, verifyDigests: Bool) {
         self.limits = limits
         self.warnings = warnings + header.warnings

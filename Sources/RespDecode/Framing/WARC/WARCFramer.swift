@@ -15,7 +15,11 @@
      Content-Length missing, invalid, negative or overflowing ... malformedRecord, then the next line that starts with
                                                                   `WARC/`
      header section over maxHeaderBytes ......................... limitExceeded, then the next `WARC/` line
-     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered;
+     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered,
+                                                                  but read as it passes (OverLimitBlock.swift): its
+                                                                  line has the status, fields, digest, body size and
+                                                                  sniffed type
+                                                                  (docs/output.md#records-over-the-body-limit);
                                                                   in gzip input a member inside it whose data starts
                                                                   with `WARC/` ends it (malformedRecord for a type not
                                                                   chosen), so a wrong length cannot swallow the file
