@@ -544,6 +544,9 @@ public struct WARCFramer: RecordFramer {
                     problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
+                if problem.code == .limitExceeded {
+                    describeHeldOverLimit(&failure, header: header, blockStart: blockStart, blockEnd: blockEnd)
+                }
                 extent = Int64(total)
                 result = .item(.failure(failure), bytes: Int64(total))
             }
@@ -765,6 +768,24 @@ public struct WARCFramer: RecordFramer {
         failure!.bodyBytes = outcome.bodyBytes
         failure!.warc?.digest = outcome.digest
         failure!.warnings = outcome.warnings
+    }
+
+    /// A block held whole (within maxBodyBytes + maxHeaderBytes) whose body is over maxBodyBytes: its line says what
+    /// the line of a longer block says (digest, body size, sniffed type), read the same way.
+    private func describeHeldOverLimit(
+        _ failure: inout FramingFailure, header: WARCHeader, blockStart: Int, blockEnd: Int
+    ) {
+        let block = OverLimitBlock(
+            header: header, warnings: current?.warnings ?? [], limits: limits, verifyDigests: verifyDigests)
+        input.withUnsafeBufferPointer { block.feed(UnsafeBufferPointer(rebasing: $0[blockStart..<blockEnd])) }
+        let outcome = block.finish(complete: true)
+        // (Only the body's size: an HTTP head too long is the failure itself, said by its message.)
+        guard let size = outcome.bodyBytes, size > Int64(limits.maxBodyBytes) else { return }
+        failure.status = outcome.status
+        failure.headers = outcome.headers
+        failure.bodyBytes = outcome.bodyBytes
+        failure.warc?.digest = outcome.digest
+        failure.warnings = outcome.warnings
     }
 
     /// Up to the error-body cap of the `count` bytes at `index`.

@@ -265,3 +265,26 @@ struct WARCOverLimitTests {
         #expect(failure.warc?.digest == nil && failure.bodyBytes == 3000)
     }
 }
+
+extension WARCOverLimitTests {
+    /// A block within maxBodyBytes + maxHeaderBytes whose body is over maxBodyBytes is held, and its line says the
+    /// same as a longer one's.
+    @Test func heldBlockWhoseBodyIsOver() throws {
+        let body = Self.jsonBody(1100)
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+        for digest in [Self.sha1(body), Self.sha1([1])] {
+            let record = Self.response(head: head, body: body, digest: digest)
+            let failure = try #require(Self.everySplit(record + WARCFixtures.small[3]).first?.failure)
+            #expect(failure.error.message == "body longer than 1024 bytes (maxBodyBytes)")
+            #expect(failure.bodyBytes == 1100 && failure.status == 200)
+            #expect(failure.warc?.digest == (digest == Self.sha1(body) ? .ok : .mismatch))
+            #expect(
+                failure.warnings == ["the body was not decoded; its first bytes look like application/json (sniffed)"])
+        }
+        // An HTTP head over maxHeaderBytes in a held block: the failure is the head's, as before.
+        let long = "HTTP/1.1 200 OK\r\nX-Long: \(String(repeating: "a", count: 600))\r\n\r\n"
+        let failure = try #require(
+            Self.everySplit(Self.response(head: long, body: Array("{}".utf8), digest: nil)).first?.failure)
+        #expect(failure.error.code == .limitExceeded && failure.bodyBytes == nil && failure.warnings.isEmpty)
+    }
+}
