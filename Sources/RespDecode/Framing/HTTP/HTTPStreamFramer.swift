@@ -22,6 +22,10 @@
      garbage␊                                          → failure(offset 40, malformedRecord)
      HTTP/1.1 204 No Content␊␊                         → record(offset 48, status 204)
 
+ A body over maxBodyBytes is skipped (Content-Length) or only counted (chunked, to the end of input), its first
+ bytes kept for sniffing: the limitExceeded item has its status, fields, size and sniffed type
+ (docs/output.md#records-over-the-body-limit).
+
  After a malformed message the framer skips to the next line that starts with `HTTP/1.`; the skipped bytes are
  one failure item. The request method is not in the stream, so a response to HEAD that declares a Content-Length is
  framed as if it had that body (docs/framings.md#raw-http).
