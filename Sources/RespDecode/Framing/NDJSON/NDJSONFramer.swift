@@ -406,12 +406,14 @@ enum NDJSONLine {
             return failure(.limitExceeded, "body of \(body.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
         }
         if let carried {
-            return .failure(
-                FramingFailure(
-                    offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
-                    excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc,
-                    arc: arc))
+            var failure = FramingFailure(
+                offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
+                excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
+                bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc,
+                arc: arc)
+            // (A record over the body limit: the warnings its line had, docs/output.md#records-over-the-body-limit.)
+            failure.warnings = warnings
+            return .failure(failure)
         }
         return .record(
             ResponseRecord(
