@@ -17,6 +17,9 @@
                       the workers check a held record (PayloadDigest.swift; writers disagree, warcio issue 74). Two
                       digest contexts run side by side then, the de-chunking done on the fly (`ChunkStream`)
      nothing else ... no Content-Encoding undone, nothing decoded: the sniffed type is that of the body as framed
+
+ One difference, where the bytes cannot be taken back: a chunked body cut inside a chunk (a WARC-Truncated record)
+ counts the part of that chunk it has, where the held path leaves the chunk out.
  */
 
 /// A WARC block being skipped for its size, read on the fly. See the file comment.
