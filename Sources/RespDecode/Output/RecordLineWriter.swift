@@ -46,6 +46,7 @@ public struct RecordLineWriter: LineWriter {
             if let status = failure.status { line.integer("status", status) }
             if let headers = failure.headers { line.fieldPairs("headers", headers) }
             if !failure.warnings.isEmpty { line.stringArray("warnings", failure.warnings) }
+            if let size = failure.bodyBytes { line.integer("overLimitBodyBytes", Int(clamping: size)) }
             line.error(failure.error)
             let total = max(failure.bytes, Int64(failure.excerpt.count))
             if total > 0 {

@@ -328,3 +328,42 @@ extension WARCOverLimitTests {
         #expect(compared == 60)
     }
 }
+
+extension WARCOverLimitTests {
+    /// The result line of `item` (as the workers write it), placed as `placed` (its offset and length).
+    static func resultLine(_ item: FramedItem, placed: FramedItem? = nil) -> String {
+        let out = OutputBuffer()
+        let place = placed ?? item
+        let source = ResultLine.Source(seq: 0, offset: place.offset, length: place.length, input: nil)
+        _ = CompoundDecoder(settings: .init()).writeLine(for: item.checkingPayloadDigest(), source: source, into: out)
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
+    /// `respdecode frame` then `--input ndjson` gives the direct run's line (issue 8), for records over the limit
+    /// too: their digest, warnings and body size go through `frame`'s line.
+    @Test func throughFrameTheLineIsTheSame() throws {
+        let body = Self.jsonBody(3000)
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+        let record = Self.response(head: head, body: body, digest: Self.sha1(body))
+        var items = warcItems(record + Array(record.dropLast(100)), limits: Self.limits)
+        items += warcItems(Self.response(head: head, body: Self.jsonBody(1100), digest: nil), limits: Self.limits)
+        var http = HTTPStreamFramer(limits: Self.limits)
+        items += FramerSplits.feed(&http, Array("HTTP/1.1 200 OK\r\nContent-Length: 3000\r\n\r\n".utf8) + body)
+        #expect(items.count == 4 && items.allSatisfy { $0.failure?.error.code != nil })
+        for item in items {
+            let direct = Self.resultLine(item)
+            let framed = OutputBuffer()
+            let source = ResultLine.Source(seq: 0, offset: item.offset, length: item.length, input: nil)
+            _ = RecordLineWriter().writeLine(for: item.checkingPayloadDigest(), source: source, into: framed)
+            var reader = NDJSONFramer()
+            let back = reader.frameAll(framed.bytes)
+            guard case .failure(var failure)? = back.first, back.count == 1 else {
+                Issue.record("not one failure: \(back)")
+                continue
+            }
+            failure.id = item.failure?.id
+            #expect(Self.resultLine(.failure(failure), placed: item) == direct)
+            #expect(direct.contains("\"bodyBytes\":") == (item.failure?.bodyBytes != nil))
+        }
+    }
+}
