@@ -367,3 +367,55 @@ extension WARCOverLimitTests {
         }
     }
 }
+
+extension WARCOverLimitTests {
+    /// Garbage blocks under tiny limits (heads and chunk-size lines cut anywhere, limits below the 7 bytes that tell
+    /// a block's kind), fed to the reader whole, byte by byte and in random pieces: no trap, the same outcome; and
+    /// through the framer (blocks held or skipped), every split gives the same items.
+    @Test func garbageUnderTinyLimits() {
+        var random = SplitMix64(seed: 7)
+        let pieces = [
+            "HTTP/1.1 200 OK\r\n", "HTTP/1.1 100 Continue\r\n\r\n", "Transfer-Encoding: chunked\r\n", "\r\n", "\n",
+            "5\r\nhello\r\n", "0\r\n\r\n", "zz\r\n", "{\"a\":1}", "Content-Type: text/html\r\n", "<html>", "\r",
+        ]
+        func outcome(_ o: OverLimitBlock.Outcome) -> String {
+            "\(o.status ?? -1) \(o.headers?.count ?? -1) \(o.digest.map(\.rawValue) ?? "-") \(o.bodyBytes ?? -1) \(o.warnings)"
+        }
+        for _ in 0..<200 {
+            var block: [UInt8] = []
+            for _ in 0..<(1 + random.next() % 12) {
+                block += Array(pieces[Int(random.next() % UInt64(pieces.count))].utf8)
+            }
+            let limits = Limits(maxHeaderBytes: 1 + Int(random.next() % 40), maxBodyBytes: 1 + Int(random.next() % 40))
+            let type = random.next() % 4 == 0 ? "resource" : "response"
+            var fields = [("Content-Type", type == "response" ? "application/http; msgtype=response" : "text/plain")]
+            if random.next() % 2 == 0 { fields.append(("WARC-Payload-Digest", Self.sha1(block))) }
+            let record = WARCFixtures.record(type, fields: fields, block: block)
+            let headerEnd = record.count - block.count - 4
+            let parsed = record.withUnsafeBufferPointer {
+                WARCHeader.parse(UnsafeBufferPointer(rebasing: $0[..<headerEnd]))
+            }
+            guard case .success(let header) = parsed else {
+                Issue.record("header not parsed: \(parsed)")
+                continue
+            }
+            var results: Set<String> = []
+            for size in [block.count, 1, 1 + Int(random.next() % 9)] {
+                let reader = OverLimitBlock(header: header, warnings: [], limits: limits, verifyDigests: true)
+                var i = 0
+                while i < block.count {
+                    let n = min(size, block.count - i)
+                    block.withUnsafeBufferPointer { reader.feed(UnsafeBufferPointer(rebasing: $0[i..<i + n])) }
+                    i += n
+                }
+                results.insert(outcome(reader.finish(complete: true)))
+            }
+            #expect(results.count == 1, "\(results)")
+            let verdict = FramerSplits.verify(
+                record + WARCFixtures.small[3], byteByByte: false, randomSplits: 8, maxPiece: 13,
+                make: { WARCFramer(limits: Limits(maxHeaderBytes: 512, maxBodyBytes: limits.maxBodyBytes)) },
+                describe: { Self.describe($0.checkingPayloadDigest()) })
+            #expect(verdict.mismatches == [])
+        }
+    }
+}
