@@ -1,7 +1,7 @@
 /*
- A WARC block over the limits (longer than maxBodyBytes + maxHeaderBytes), read as the framer skips it
- (docs/reliability.md#limits): nothing of it is held but its HTTP head (at most maxHeaderBytes) and the first bytes of
- its body (`sniffBytes`), so a 2 GB record costs what a small one does. The framer passes each run of the block as it
+ A WARC block over the limits (longer than maxBodyBytes + maxHeaderBytes), or an ARC record's, read as the framer
+ skips it (docs/reliability.md#limits): nothing of it is held but its HTTP head (at most maxHeaderBytes) and the first
+ bytes of its body (`sniffBytes`), so a 2 GB record costs what a small one does. The framer passes each run of the block as it
  goes by (`feed`) and, at the end of the record, takes what its line says of it (`finish`): the status and header
  fields, the payload digest's check, the body's size and a MIME type sniffed from the body's first bytes.
 
@@ -54,6 +54,8 @@ final class OverLimitBlock {
     }
     private var phase = Phase.undecided
     private var kind = WARCBlock.Kind.other
+    /// An ARC record's kind, decided by its URL's scheme (ARCBlock.response), not by its first bytes.
+    private var arcKind: WARCBlock.Kind?
     /// The block's first bytes while its kind is undecided, then the HTTP head being read (at most maxHeaderBytes).
     private var pending: [UInt8] = []
     /// How far `pending` was searched for the end of the head.
@@ -100,6 +102,17 @@ final class OverLimitBlock {
                 expected = nil
             }
         }
+    }
+
+    /// An ARC record's block (Framing/ARC): an HTTP response for an `http` or `https` URL, the block with the ARC
+    /// Content-type otherwise, as ARCBlock.response reads it; ARC has no payload digest.
+    init(arc header: ARCHeader, warnings: [String], limits: Limits) {
+        self.limits = limits
+        self.warnings = warnings
+        type = "response"
+        contentType = header.contentType.isEmpty || header.contentType == "-" ? nil : header.contentType
+        let scheme = header.url.prefix(while: { $0 != ":" }).lowercased()
+        arcKind = scheme == "http" || scheme == "https" ? .httpResponse : .other
     }
 
     /// The next bytes of the block, in order.
@@ -188,7 +201,9 @@ final class OverLimitBlock {
     // MARK: - Steps
 
     private func decideKind() {
-        kind = pending.withUnsafeBufferPointer { WARCBlock.kind(type: type, contentType: contentType, block: $0) }
+        kind =
+            arcKind
+            ?? pending.withUnsafeBufferPointer { WARCBlock.kind(type: type, contentType: contentType, block: $0) }
         switch kind {
         case .httpResponse, .httpRequest:
             phase = .head

@@ -434,6 +434,8 @@ public struct WARCFramer: RecordFramer {
             if let record = current, let header = record.header {
                 overLimit = OverLimitBlock(
                     header: header, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+            } else if let record = current, let arc = record.arc {
+                overLimit = OverLimitBlock(arc: arc, warnings: record.warnings, limits: limits)
             }
             beginFailure(
                 fromCurrent(
@@ -545,7 +547,9 @@ public struct WARCFramer: RecordFramer {
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
                 if problem.code == .limitExceeded {
-                    describeHeldOverLimit(&failure, header: header, blockStart: blockStart, blockEnd: blockEnd)
+                    let reader = OverLimitBlock(
+                        header: header, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+                    describeHeldOverLimit(&failure, reader: reader, blockStart: blockStart, blockEnd: blockEnd)
                 }
                 extent = Int64(total)
                 result = .item(.failure(failure), bytes: Int64(total))
@@ -773,12 +777,10 @@ public struct WARCFramer: RecordFramer {
     /// A block held whole (within maxBodyBytes + maxHeaderBytes) whose body is over maxBodyBytes: its line says what
     /// the line of a longer block says (digest, body size, sniffed type), read the same way.
     private func describeHeldOverLimit(
-        _ failure: inout FramingFailure, header: WARCHeader, blockStart: Int, blockEnd: Int
+        _ failure: inout FramingFailure, reader: OverLimitBlock, blockStart: Int, blockEnd: Int
     ) {
-        let block = OverLimitBlock(
-            header: header, warnings: current?.warnings ?? [], limits: limits, verifyDigests: verifyDigests)
-        input.withUnsafeBufferPointer { block.feed(UnsafeBufferPointer(rebasing: $0[blockStart..<blockEnd])) }
-        let outcome = block.finish(complete: true)
+        input.withUnsafeBufferPointer { reader.feed(UnsafeBufferPointer(rebasing: $0[blockStart..<blockEnd])) }
+        let outcome = reader.finish(complete: true)
         // (Only the body's size: an HTTP head too long is the failure itself, said by its message.)
         guard let size = outcome.bodyBytes, size > Int64(limits.maxBodyBytes) else { return }
         failure.status = outcome.status
@@ -1324,6 +1326,10 @@ extension WARCFramer {
                     problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
+                if problem.code == .limitExceeded {
+                    let reader = OverLimitBlock(arc: header, warnings: record.warnings, limits: limits)
+                    describeHeldOverLimit(&failure, reader: reader, blockStart: blockStart, blockEnd: blockEnd)
+                }
                 result = .item(.failure(failure), bytes: Int64(total))
             }
         }
@@ -1348,6 +1354,7 @@ extension WARCFramer {
             if arcSeparated == nil && (separator == 1 || warning != nil) { arcSeparated = separator == 1 }
             skipIntoFailure(separator)
             if failure != nil {
+                applyOverLimit(complete: true)
                 finishFailure()
             } else if current?.arc?.isFiledesc == true {
                 let template = fromCurrent(.malformedRecord, "")
@@ -1366,6 +1373,7 @@ extension WARCFramer {
                         at: currentOffset),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             state = .resync(checkHere: true)
             return true
         case .needMore:
@@ -1376,6 +1384,7 @@ extension WARCFramer {
                     fromCurrent(.truncatedRecord, endMessage("input ended after the ARC record's block")),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             skipIntoFailure(available)
             finishFailure()
             return true

@@ -419,3 +419,37 @@ extension WARCOverLimitTests {
         }
     }
 }
+
+extension WARCOverLimitTests {
+    /// ARC records over the limit (skipped, or held whole) say what the record would: an `http` URL's HTTP head, a
+    /// `dns:` record's status 200 and ARC Content-type; body size and sniffed type; no digest (ARC has none).
+    @Test func arcRecords() throws {
+        for (head, url, status, type) in [
+            (
+                "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n\r\n", "http://example.com/a", 404,
+                "application/json"
+            ),
+            ("", "dns:example.com", 200, "text/dns"),
+        ] {
+            // 3,001 bytes: skipped as it passes; 1,101: held whole (within maxBodyBytes + maxHeaderBytes).
+            for size in [3001, 1101] {
+                let block = head + String(decoding: Self.jsonBody(size), as: UTF8.self)
+                let input = ARCFixtures.plain([
+                    ARCFixtures.filedesc(version: .v1), ARCFixtures.record(url, block, mime: type),
+                    ARCFixtures.record("http://example.com/b", ARCFixtures.http),
+                ])
+                let items = Self.everySplit(input)
+                #expect(items.count == 2, "\(items.map(Self.describe))")
+                let failure = try #require(items.first?.failure)
+                #expect(failure.error.code == .limitExceeded && failure.status == status, "\(Self.describe(items[0]))")
+                #expect(failure.headers?.last("Content-Type") == type && failure.warc == nil)
+                #expect(failure.bodyBytes == Int64(size) && failure.url == url, "\(Self.describe(items[0]))")
+                #expect(
+                    failure.warnings == [
+                        "the body was not decoded; its first bytes look like application/json (sniffed)"
+                    ])
+                #expect(items.last?.record?.status == 200)
+            }
+        }
+    }
+}
