@@ -59,12 +59,19 @@ public struct CompoundDecoder: Sendable {
             var ignored: [String] = []
             line.contentType(Self.contentType(of: headers, warnings: &ignored).mimeType)
         }
+        // A record over the body limit, read as it was skipped: its body's size and its digest's check
+        // (docs/output.md#records-over-the-body-limit).
+        if let bodyBytes = failure.bodyBytes { line.integer("bodyBytes", Int(clamping: bodyBytes)) }
+        if let digest = failure.warc?.digest { line.string("digest", digest.rawValue) }
         line.string("decoder", "none")
         line.bool("ok", false)
         line.error(failure.error)
         outcome.errorCode = failure.error.code
         outcome.bodyBytes = Int(clamping: failure.bytes)
         failure.excerpt.withUnsafeBufferPointer { line.body($0, total: max(failure.bytes, Int64($0.count))) }
+        if !failure.warnings.isEmpty {
+            line.stringArray("warnings", Self.capped(failure.warnings, at: settings.options.limits.maxWarnings))
+        }
         line.end()
         return false
     }

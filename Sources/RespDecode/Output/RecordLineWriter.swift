@@ -40,8 +40,13 @@ public struct RecordLineWriter: LineWriter {
             begin(id: failure.id, source: source, out: out)
             line.provenance(id: nil, url: failure.url, method: failure.method, warc: failure.warc, arc: failure.arc)
             line.revisit(failure.warc, allDigests: true)
+            // A record over the body limit read as it was skipped: its digest's check and warnings (the sniffed
+            // type) go with it (docs/output.md#records-over-the-body-limit).
+            if let digest = failure.warc?.digest { line.string("digest", digest.rawValue) }
             if let status = failure.status { line.integer("status", status) }
             if let headers = failure.headers { line.fieldPairs("headers", headers) }
+            if !failure.warnings.isEmpty { line.stringArray("warnings", failure.warnings) }
+            if let size = failure.bodyBytes { line.integer("overLimitBodyBytes", Int(clamping: size)) }
             line.error(failure.error)
             let total = max(failure.bytes, Int64(failure.excerpt.count))
             if total > 0 {

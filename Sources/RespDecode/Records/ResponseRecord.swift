@@ -219,6 +219,12 @@ public struct FramingFailure: Sendable, Hashable {
     public var warc: WARCRecordInfo?
     /// Its ARC header line's fields, when an ARC record failed after its header line was read.
     public var arc: ARCRecordInfo?
+    /// A record over `maxBodyBytes` whose body was read as it was skipped, not held (docs/reliability.md#limits): the
+    /// body's size as framed (de-chunked). `nil` otherwise.
+    public var bodyBytes: Int64?
+    /// What is worth knowing about a record over `maxBodyBytes` read as it was skipped: the framing's warnings, and
+    /// the type its body's first bytes show (docs/output.md#records-over-the-body-limit).
+    public var warnings: [String] = []
 
     public init(
         offset: Int64, length: Int64? = nil, error: RecordError, status: Int? = nil, headers: HeaderFields? = nil,

@@ -85,6 +85,25 @@ struct RecordLineWriterTests {
         #expect(back.url == failure.url && back.warc == failure.warc && back.id == "crawl.warc.gz:1234")
     }
 
+    /// A record over the body limit read as it was skipped: its digest's check and warnings read back too
+    /// (docs/output.md#records-over-the-body-limit).
+    @Test func anOverLimitFailureKeepsItsDigestAndWarnings() throws {
+        var failure = FramingFailure(
+            offset: 0, error: RecordError(.limitExceeded, "block of 9 bytes exceeds 1 + 1 bytes"), status: 200,
+            headers: HeaderFields([("Content-Type", "application/json")]), excerpt: Array("WARC/1.1".utf8),
+            bytes: 4000, url: "http://a/", warc: WARCRecordInfo(type: "response", recordId: "<urn:uuid:2>"))
+        failure.warc?.digest = .mismatch
+        failure.bodyBytes = 3000
+        failure.warnings = ["the body was not decoded; its first bytes look like application/json (sniffed)"]
+        let text = line(.failure(failure))
+        guard case .failure(let back)? = readBack(text).first else {
+            Issue.record("not a failure: \(text)")
+            return
+        }
+        #expect(back.warc?.digest == .mismatch && back.warnings == failure.warnings && back.bodyBytes == 3000)
+        #expect(back.error == failure.error && back.status == 200 && back.bytes == 4000)
+    }
+
     /// A failure cut off before any head has no status; its line still reads back as the failure.
     @Test func aFailureWithoutAHead() {
         let failure = FramingFailure(

@@ -22,6 +22,10 @@
      garbage␊                                          → failure(offset 40, malformedRecord)
      HTTP/1.1 204 No Content␊␊                         → record(offset 48, status 204)
 
+ A body over maxBodyBytes is skipped (Content-Length) or only counted (chunked, to the end of input), its first
+ bytes kept for sniffing: the limitExceeded item has its status, fields, size and sniffed type
+ (docs/output.md#records-over-the-body-limit).
+
  After a malformed message the framer skips to the next line that starts with `HTTP/1.`; the skipped bytes are
  one failure item. The request method is not in the stream, so a response to HEAD that declares a Content-Length is
  framed as if it had that body (docs/framings.md#raw-http).
@@ -47,6 +51,11 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
     private var record: ResponseRecord?
     private var body: [UInt8] = []
     private var bodyOverLimit = false
+    // A body over maxBodyBytes is only counted as it passes, and its first bytes kept for sniffing
+    // (docs/reliability.md#limits): its size as framed (de-chunked), its first bytes, and where it began.
+    private var bodyCount: Int64 = 0
+    private var sniffPrefix: [UInt8] = []
+    private var bodyStart: Int64 = 0
     private var scanned = 0 // bytes past `position` already searched for the end of a field section
     private var afterUpgrade = false
     // The message's raw input from `messageStart`, up to `maxErrorBodyBytes`, for a failure's `body`: heads are
@@ -230,6 +239,9 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
         record = ResponseRecord(offset: messageStart, status: head.status, headers: head.fields, warnings: warnings)
         body = []
         bodyOverLimit = false
+        bodyCount = 0
+        sniffPrefix = []
+        bodyStart = currentOffset
         bodyIsRaw = true
 
         if head.status == 101 {
@@ -277,8 +289,11 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
                 failure = FramingFailure(
                     offset: messageStart,
                     error: RecordError(
-                        .limitExceeded, "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
+                        .limitExceeded,
+                        "Content-Length \(length) exceeds \(limits.maxBodyBytes) bytes (maxBodyBytes): skipped, the body not decoded"
+                    ),
                     status: head.status, headers: head.fields, excerpt: excerpt)
+                failure?.warnings = warnings
                 record = nil
                 state = .discard(remaining: length)
                 return true
@@ -426,11 +441,17 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
     private mutating func stepDiscard(_ remaining: Int) -> Bool {
         guard remaining > 0 && available > 0 else {
             guard remaining == 0 || finished else { return false }
+            // What the line says of the body it skipped: its size (when it passed whole) and its type, sniffed.
+            let skipped = currentOffset - bodyStart
+            if remaining == 0 { failure?.bodyBytes = skipped }
+            if let sniffed = OverLimitBlock.sniffedWarning(sniffPrefix) { failure?.warnings.append(sniffed) }
+            sniffPrefix = []
             finishFailure()
             state = .start
             return true
         }
         let n = min(available, remaining)
+        keepForSniffing(n)
         consume(n)
         state = .discard(remaining: remaining - n)
         return true
@@ -440,10 +461,25 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
     private mutating func appendBody(_ n: Int) {
         if !bodyOverLimit && body.count + n > limits.maxBodyBytes {
             bodyOverLimit = true
+            sniffPrefix = Array(body.prefix(OverLimitBlock.sniffBytes))
             body = Array(body.prefix(limits.maxErrorBodyBytes))
         }
-        if !bodyOverLimit { input.copyBytes(in: position..<position + n, to: &body) }
+        bodyCount += Int64(n)
+        if bodyOverLimit {
+            keepForSniffing(n)
+            // A body that is its raw input keeps its first bytes for the failure's excerpt, however it arrives.
+            let room = limits.maxErrorBodyBytes - body.count
+            if bodyIsRaw && room > 0 { input.copyBytes(in: position..<position + min(room, n), to: &body) }
+        } else {
+            input.copyBytes(in: position..<position + n, to: &body)
+        }
         consume(n)
+    }
+
+    /// Keeps the next `n` bytes at `position` among the first bytes of a body over the limit, for sniffing.
+    private mutating func keepForSniffing(_ n: Int) {
+        let room = OverLimitBlock.sniffBytes - sniffPrefix.count
+        if room > 0 { input.copyBytes(in: position..<position + min(room, n), to: &sniffPrefix) }
     }
 
     private mutating func completeRecord() {
@@ -452,9 +488,15 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
         self.record = nil
         if bodyOverLimit {
             emitFailure(
-                RecordError(.limitExceeded, "body longer than \(limits.maxBodyBytes) bytes (maxBodyBytes)"),
+                RecordError(
+                    .limitExceeded,
+                    "body of \(bodyCount) bytes longer than \(limits.maxBodyBytes) bytes (maxBodyBytes): the body not decoded"
+                ),
                 at: record.offset, status: record.status, headers: record.headers, excerpt: messageExcerpt(),
-                end: currentOffset)
+                end: currentOffset, bodyBytes: bodyCount,
+                // What the line says of the body it counted: its size as framed and its type, sniffed.
+                warnings: record.warnings + (OverLimitBlock.sniffedWarning(sniffPrefix).map { [$0] } ?? []))
+            sniffPrefix = []
             body = []
             return
         }
@@ -629,18 +671,20 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
         failure = nil
         emitFailure(
             pending.error, at: pending.offset, status: pending.status, headers: pending.headers,
-            excerpt: pending.excerpt, end: currentOffset)
+            excerpt: pending.excerpt, end: currentOffset, bodyBytes: pending.bodyBytes, warnings: pending.warnings)
     }
 
     private mutating func emitFailure(
-        _ error: RecordError, at offset: Int64, status: Int?, headers: HeaderFields? = nil, excerpt: [UInt8], end: Int64
+        _ error: RecordError, at offset: Int64, status: Int?, headers: HeaderFields? = nil, excerpt: [UInt8],
+        end: Int64,
+        bodyBytes: Int64? = nil, warnings: [String] = []
     ) {
         let kept = excerpt.count > limits.maxErrorBodyBytes ? Array(excerpt.prefix(limits.maxErrorBodyBytes)) : excerpt
-        outbox.append(
-            .failure(
-                FramingFailure(
-                    offset: offset, error: error, status: status, headers: headers, excerpt: kept, bytes: end - offset))
-        )
+        var failure = FramingFailure(
+            offset: offset, error: error, status: status, headers: headers, excerpt: kept, bytes: end - offset)
+        failure.bodyBytes = bodyBytes
+        failure.warnings = warnings
+        outbox.append(.failure(failure))
     }
 
     // MARK: - Field sections

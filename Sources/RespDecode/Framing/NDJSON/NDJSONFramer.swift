@@ -32,6 +32,8 @@
                       malformedRecord, truncatedRecord or limitExceeded. The line is that failure (status and
                       headers optional), its body the failure's excerpt, and bodyBytes how many input bytes it
                       stood for
+     overLimitBodyBytes  with error: the body size of a record over the body limit, read as it was skipped
+                      (docs/output.md#records-over-the-body-limit)
 
  The body is as it was on the wire: a Content-Encoding field is undone by the decoder chain (contentDecoded false).
  A record's offset is its line's first byte (after a UTF-8 BOM at the start of the input, which is skipped).
@@ -221,6 +223,7 @@ enum NDJSONLine {
         var trailersValue: JSONValue?
         var errorValue: JSONValue?
         var bodyBytesValue: JSONValue?
+        var overLimitValue: JSONValue?
         var contentDecoded = false
         var warnings: [String] = []
         var warcType: String?
@@ -253,6 +256,7 @@ enum NDJSONLine {
             case "trailers": trailersValue = member
             case "error": errorValue = member
             case "bodyBytes": bodyBytesValue = member
+            case "overLimitBodyBytes": overLimitValue = member
             case "contentDecoded":
                 switch member {
                 case .bool(let flag): contentDecoded = flag
@@ -320,10 +324,14 @@ enum NDJSONLine {
         }
         // A failure that `frame` carried: its error, not this line's.
         var carried: (error: RecordError, bytes: Int64?)?
+        var overLimitBodyBytes: Int64?
         switch errorValue {
         case nil, .null?:
             if bodyBytesValue != nil && bodyBytesValue != .null {
                 return failure(.malformedRecord, "'bodyBytes' without 'error'")
+            }
+            if overLimitValue != nil && overLimitValue != .null {
+                return failure(.malformedRecord, "'overLimitBodyBytes' without 'error'")
             }
         case let value?:
             guard let error = framingError(value) else {
@@ -340,6 +348,14 @@ enum NDJSONLine {
                     return failure(.malformedRecord, "'bodyBytes' is not a count of bytes")
                 }
                 bytes = Int64(count)
+            }
+            switch overLimitValue {
+            case nil, .null?: break
+            case let value?:
+                guard let count = value.integerValue, count >= 0 else {
+                    return failure(.malformedRecord, "'overLimitBodyBytes' is not a count of bytes")
+                }
+                overLimitBodyBytes = Int64(count)
             }
             carried = (error, bytes)
         }
@@ -406,12 +422,16 @@ enum NDJSONLine {
             return failure(.limitExceeded, "body of \(body.count) bytes exceeds \(limits.maxBodyBytes) (maxBodyBytes)")
         }
         if let carried {
-            return .failure(
-                FramingFailure(
-                    offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
-                    excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
-                    bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc,
-                    arc: arc))
+            var failure = FramingFailure(
+                offset: offset, error: carried.error, status: status, headers: headersValue == nil ? nil : fields,
+                excerpt: Array(body.prefix(max(limits.maxErrorBodyBytes, 0))),
+                bytes: max(carried.bytes ?? 0, Int64(body.count)), url: url, method: method, id: id, warc: warc,
+                arc: arc)
+            // (A record over the body limit: its body's size and the warnings its line had,
+            // docs/output.md#records-over-the-body-limit.)
+            failure.bodyBytes = overLimitBodyBytes
+            failure.warnings = warnings
+            return .failure(failure)
         }
         return .record(
             ResponseRecord(

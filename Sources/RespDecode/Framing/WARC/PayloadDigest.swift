@@ -311,3 +311,50 @@ extension PayloadDigest {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension PayloadDigest {
+    /// A digest computed as the bytes pass, for a payload that is never held whole: a block over the limits, skipped
+    /// by the framer (OverLimitBlock.swift, docs/reliability.md#limits). One libcrypto context, freed with the object.
+    final class Stream {
+        private let context: OpaquePointer
+        private var failed = false
+        let algorithm: Algorithm
+
+        /// `nil` if libcrypto cannot make the context.
+        init?(_ algorithm: Algorithm) {
+            let fetched =
+                switch algorithm {
+                case .sha1: PayloadDigest.sha1
+                case .sha256: PayloadDigest.sha256
+                case .sha512: PayloadDigest.sha512
+                case .md5: PayloadDigest.md5
+                }
+            guard let md = fetched.md, let context = EVP_MD_CTX_new() else { return nil }
+            guard EVP_DigestInit_ex(context, md, nil) == 1 else {
+                EVP_MD_CTX_free(context)
+                return nil
+            }
+            self.context = context
+            self.algorithm = algorithm
+        }
+
+        deinit { EVP_MD_CTX_free(context) }
+
+        func update(_ data: UnsafeBufferPointer<UInt8>) {
+            guard !failed, let base = data.baseAddress, !data.isEmpty else { return }
+            if EVP_DigestUpdate(context, base, data.count) != 1 { failed = true }
+        }
+
+        /// The digest of every byte passed so far, or `nil` if libcrypto failed. Once only.
+        func finish() -> [UInt8]? {
+            guard !failed else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { out -> [UInt8]? in
+                var size: UInt32 = 0
+                guard EVP_DigestFinal_ex(context, out.baseAddress, &size) == 1, Int(size) == algorithm.length else {
+                    return nil
+                }
+                return Array(out[..<Int(size)])
+            }
+        }
+    }
+}

@@ -15,7 +15,11 @@
      Content-Length missing, invalid, negative or overflowing ... malformedRecord, then the next line that starts with
                                                                   `WARC/`
      header section over maxHeaderBytes ......................... limitExceeded, then the next `WARC/` line
-     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered;
+     block over maxBodyBytes + maxHeaderBytes ................... limitExceeded; the block is skipped, never buffered,
+                                                                  but read as it passes (OverLimitBlock.swift): its
+                                                                  line has the status, fields, digest, body size and
+                                                                  sniffed type
+                                                                  (docs/output.md#records-over-the-body-limit);
                                                                   in gzip input a member inside it whose data starts
                                                                   with `WARC/` ends it (malformedRecord for a type not
                                                                   chosen), so a wrong length cannot swallow the file
@@ -117,6 +121,9 @@ public struct WARCFramer: RecordFramer {
     /// While skipping or resynchronising: the failure the skipped bytes belong to, and its stream offset.
     private var failure: FramingFailure?
     private var failureStart: Int64 = 0
+    /// A selected record's block over the limits, read as it is skipped (OverLimitBlock.swift): what its
+    /// limitExceeded line says of it.
+    private var overLimit: OverLimitBlock?
 
     // gzip: where members start in the inflated stream; whether one is being inflated; a finished item that waits for
     // its member's end; the member the input ended in.
@@ -443,11 +450,20 @@ public struct WARCFramer: RecordFramer {
         }
         let headExcerpt = excerpt(from: position, count: headerLength)
         current?.headExcerpt = headExcerpt
+        overLimit = nil
         if current?.selected == true {
+            // The block streams through the digest and sniffing as it is skipped: the line says what a record's
+            // line says, but for the decoded value (docs/reliability.md#limits).
+            if let record = current, let header = record.header {
+                overLimit = OverLimitBlock(
+                    header: header, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+            } else if let record = current, let arc = record.arc {
+                overLimit = OverLimitBlock(arc: arc, warnings: record.warnings, limits: limits)
+            }
             beginFailure(
                 fromCurrent(
                     .limitExceeded,
-                    "\(noun) of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped"
+                    "\(noun) of \(blockLength) bytes exceeds \(limits.maxBodyBytes) + \(limits.maxHeaderBytes) bytes (maxBodyBytes + maxHeaderBytes): skipped, the body not decoded"
                 ))
             skipIntoFailure(headerLength)
         } else {
@@ -553,6 +569,11 @@ public struct WARCFramer: RecordFramer {
                     problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
+                if problem.code == .limitExceeded {
+                    let reader = OverLimitBlock(
+                        header: header, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+                    describeHeldOverLimit(&failure, reader: reader, blockStart: blockStart, blockEnd: blockEnd)
+                }
                 extent = Int64(total)
                 result = .item(.failure(failure), bytes: Int64(total))
             }
@@ -574,6 +595,7 @@ public struct WARCFramer: RecordFramer {
             if let pending = failure {
                 // Over the limit and cut short: the truncation is the failure.
                 failure?.error = RecordError(.truncatedRecord, message + "; " + pending.error.message)
+                applyOverLimit(complete: false)
             } else {
                 beginFailure(fromCurrent(.truncatedRecord, message), excerpt: current?.headExcerpt ?? [])
             }
@@ -594,6 +616,7 @@ public struct WARCFramer: RecordFramer {
                     + "its Content-Length is probably wrong"
                 if failure != nil {
                     failure!.error.message += "; " + message
+                    applyOverLimit(complete: false)
                 } else {
                     beginFailure(fromCurrent(.malformedRecord, message), excerpt: current?.headExcerpt ?? [])
                 }
@@ -607,6 +630,9 @@ public struct WARCFramer: RecordFramer {
             }
         }
         guard n > 0 else { return false }
+        if let overLimit {
+            input.withUnsafeBufferPointer { overLimit.feed(UnsafeBufferPointer(rebasing: $0[position..<position + n])) }
+        }
         skipIntoFailure(n)
         state = .skip(remaining: remaining - n)
         return true
@@ -618,6 +644,7 @@ public struct WARCFramer: RecordFramer {
         case .ok(let length, _):
             skipIntoFailure(length)
             if failure != nil {
+                applyOverLimit(complete: true)
                 finishFailure()
             } else if let record = current, let type = record.header?.type {
                 let template = fromCurrent(.malformedRecord, "")
@@ -636,6 +663,7 @@ public struct WARCFramer: RecordFramer {
                         at: currentOffset),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             state = .resync(checkHere: true)
             return true
         case .needMore:
@@ -645,6 +673,7 @@ public struct WARCFramer: RecordFramer {
                     fromCurrent(.truncatedRecord, endMessage("input ended before the CRLF CRLF that ends the record")),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             skipIntoFailure(available)
             finishFailure()
             return true
@@ -752,6 +781,36 @@ public struct WARCFramer: RecordFramer {
             error: RecordError(code, message, location: errorOffset.flatMap(location)), status: status,
             headers: headers,
             url: header?.targetURI(warnings: &warnings), warc: info)
+    }
+
+    /// The pending failure of a block skipped for its size gets what was read of it as it passed (status, fields,
+    /// digest, body size, sniffed type: OverLimitBlock.swift). `complete`: the whole block passed.
+    private mutating func applyOverLimit(complete: Bool) {
+        guard let block = overLimit else { return }
+        overLimit = nil
+        guard failure != nil else { return }
+        let outcome = block.finish(complete: complete)
+        failure!.status = outcome.status
+        failure!.headers = outcome.headers
+        failure!.bodyBytes = outcome.bodyBytes
+        failure!.warc?.digest = outcome.digest
+        failure!.warnings = outcome.warnings
+    }
+
+    /// A block held whole (within maxBodyBytes + maxHeaderBytes) whose body is over maxBodyBytes: its line says what
+    /// the line of a longer block says (digest, body size, sniffed type), read the same way.
+    private func describeHeldOverLimit(
+        _ failure: inout FramingFailure, reader: OverLimitBlock, blockStart: Int, blockEnd: Int
+    ) {
+        input.withUnsafeBufferPointer { reader.feed(UnsafeBufferPointer(rebasing: $0[blockStart..<blockEnd])) }
+        let outcome = reader.finish(complete: true)
+        // (Only the body's size: an HTTP head too long is the failure itself, said by its message.)
+        guard let size = outcome.bodyBytes, size > Int64(limits.maxBodyBytes) else { return }
+        failure.status = outcome.status
+        failure.headers = outcome.headers
+        failure.bodyBytes = outcome.bodyBytes
+        failure.warc?.digest = outcome.digest
+        failure.warnings = outcome.warnings
     }
 
     /// Up to the error-body cap of the `count` bytes at `index`.
@@ -1291,6 +1350,10 @@ extension WARCFramer {
                     problem.code, problem.message, status: problem.status, headers: problem.headers)
                 failure.excerpt = excerpt(from: position, count: total)
                 failure.bytes = Int64(total)
+                if problem.code == .limitExceeded {
+                    let reader = OverLimitBlock(arc: header, warnings: record.warnings, limits: limits)
+                    describeHeldOverLimit(&failure, reader: reader, blockStart: blockStart, blockEnd: blockEnd)
+                }
                 result = .item(.failure(failure), bytes: Int64(total))
             }
         }
@@ -1315,6 +1378,7 @@ extension WARCFramer {
             if arcSeparated == nil && (separator == 1 || warning != nil) { arcSeparated = separator == 1 }
             skipIntoFailure(separator)
             if failure != nil {
+                applyOverLimit(complete: true)
                 finishFailure()
             } else if current?.arc?.isFiledesc == true {
                 let template = fromCurrent(.malformedRecord, "")
@@ -1333,6 +1397,7 @@ extension WARCFramer {
                         at: currentOffset),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             state = .resync(checkHere: true)
             return true
         case .needMore:
@@ -1343,6 +1408,7 @@ extension WARCFramer {
                     fromCurrent(.truncatedRecord, endMessage("input ended after the ARC record's block")),
                     excerpt: current?.headExcerpt ?? [])
             }
+            applyOverLimit(complete: false)
             skipIntoFailure(available)
             finishFailure()
             return true
