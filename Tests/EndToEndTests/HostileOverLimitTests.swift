@@ -65,7 +65,7 @@ struct HostileOverLimitTests {
         // RESPDECODE_HOSTILE_REPORT=FILE: "name, cpu seconds, wall seconds, peak KiB", as the other hostile tests.
         if let report = ProcessInfo.processInfo.environment["RESPDECODE_HOSTILE_REPORT"] {
             if !FileManager.default.fileExists(atPath: report) {
-                FileManager.default.createFile(atPath: report, contents: nil)
+                _ = FileManager.default.createFile(atPath: report, contents: nil)
             }
             if let handle = FileHandle(forWritingAtPath: report) {
                 handle.seekToEndOfFile()

@@ -215,7 +215,7 @@ public struct WARCFramer: RecordFramer {
     var isAtMemberBoundary: Bool {
         guard mode == .gzip, case .start = state, let inflater, inflater.isBetweenMembers else { return false }
         return current == nil && failure == nil && held == nil && !heldForLength && outbox.isEmpty && available == 0
-            && !memberOpen && truncatedMember == nil && arcVersion == nil && !dataEnded
+            && !memberOpen && truncatedMember == nil && arcVersion == nil && !dataEnded && overLimit == nil
     }
 
     public mutating func decode(buffer: inout FramerInput) -> FramedItem? {
