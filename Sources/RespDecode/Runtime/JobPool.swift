@@ -112,7 +112,7 @@ public final class JobPool: @unchecked Sendable {
             guard let (batch, stream) = next else { return }
             for (framed, source) in batch.items {
                 // The WARC payload digest is checked here, on the workers, not on the one reading thread.
-                let item = framed.checkingPayloadDigest()
+                let item = decoder.checksPayloadDigests ? framed : framed.checkingPayloadDigest()
                 let outcome: LineOutcome
                 if pretty {
                     scratch.removeAll()

@@ -9,6 +9,8 @@ struct Tally: Sendable {
     var errorsByCode: [String: Int] = [:]
     /// Per decoder: lines, and lines with `"ok":false`.
     var byDecoder: [String: DecoderCount] = [:]
+    /// Records skipped by each `--select-…` filter (docs/output.md#selecting-records): not in `records`.
+    var skipped: [String: Int] = [:]
 
     struct DecoderCount: Sendable, Equatable {
         var records = 0
@@ -16,6 +18,10 @@ struct Tally: Sendable {
     }
 
     mutating func count(_ outcome: LineOutcome) {
+        if let filter = outcome.skippedBy {
+            skipped[filter, default: 0] += 1
+            return
+        }
         records += 1
         bodyBytes += outcome.bodyBytes
         decodedBytes += outcome.decodedBytes
@@ -31,6 +37,7 @@ struct Tally: Sendable {
         bodyBytes += other.bodyBytes
         decodedBytes += other.decodedBytes
         errorsByCode.merge(other.errorsByCode, uniquingKeysWith: +)
+        skipped.merge(other.skipped, uniquingKeysWith: +)
         for (name, count) in other.byDecoder {
             byDecoder[name, default: DecoderCount()].records += count.records
             byDecoder[name, default: DecoderCount()].errors += count.errors
@@ -78,6 +85,8 @@ public final class Statistics: @unchecked Sendable {
         public var ok: Int { lines.ok }
         public var errors: Int { lines.records - lines.ok }
         public var errorsByCode: [String: Int] { lines.errorsByCode }
+        /// Records skipped by each `--select-…` filter, keyed by the option's name without `--`.
+        public var skipped: [String: Int] { lines.skipped }
 
         var recordsPerSecond: Double { elapsed > 0 ? Double(lines.records) / elapsed : 0 }
         var megabytesPerSecond: Double { elapsed > 0 ? Double(bytesRead) / 1e6 / elapsed : 0 }
@@ -96,6 +105,10 @@ public final class Statistics: @unchecked Sendable {
                 ("errors", String(errors)), ("errorsByCode", object(codes)), ("byDecoder", object(decoders)),
                 ("bytesIn", String(bytesRead)),
             ]
+            if !skipped.isEmpty {
+                fields.append(
+                    ("skipped", object(skipped.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })))
+            }
             if let expectedBytes { fields.append(("bytesTotal", String(expectedBytes))) }
             fields += [
                 ("bodyBytes", String(lines.bodyBytes)), ("decodedBytes", String(lines.decodedBytes)),
@@ -113,6 +126,11 @@ public final class Statistics: @unchecked Sendable {
                 text += "  errors by code: "
                 text += errorsByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                 text += "\n"
+            }
+            if !skipped.isEmpty {
+                text += "  skipped by "
+                text += skipped.sorted { $0.key < $1.key }.map { "--\($0.key) \($0.value)" }.joined(separator: ", ")
+                text += " (not in the records above)\n"
             }
             if !lines.byDecoder.isEmpty {
                 text += "  by decoder: "
