@@ -98,7 +98,7 @@ struct DecodeOptions: ParsableArguments {
             valueName: "decoder=types"))
     var accept: [String] = []
 
-    @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
+    @Option(help: ArgumentHelp("Acceptable status codes, as codes, ranges and classes (2xx).", valueName: "list"))
     var statusCodes = defaults.decoding.acceptableStatusCodes
 
     @Flag(

@@ -103,12 +103,12 @@ public final class Statistics: @unchecked Sendable {
             var fields: [(String, String)] = [
                 ("elapsed", fixed(elapsed, 3)), ("records", String(records)), ("ok", String(ok)),
                 ("errors", String(errors)), ("errorsByCode", object(codes)), ("byDecoder", object(decoders)),
-                ("bytesIn", String(bytesRead)),
             ]
             if !skipped.isEmpty {
                 fields.append(
                     ("skipped", object(skipped.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })))
             }
+            fields.append(("bytesIn", String(bytesRead)))
             if let expectedBytes { fields.append(("bytesTotal", String(expectedBytes))) }
             fields += [
                 ("bodyBytes", String(lines.bodyBytes)), ("decodedBytes", String(lines.decodedBytes)),
