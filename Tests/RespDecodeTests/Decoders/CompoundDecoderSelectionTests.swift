@@ -85,5 +85,14 @@ struct CompoundDecoderSelectionTests {
         #expect(tally.ok == 1)
         #expect(tally.skipped == ["select-type": 3, "select-url": 1])
         #expect(tally.byDecoder["none"] == nil)
+        let statistics = Statistics()
+        statistics.add(tally)
+        let snapshot = statistics.snapshot
+        #expect(
+            snapshot.jsonLine.contains(
+                #""byDecoder":{"json":{"records":1,"errors":0}},"skipped":{"select-type":3,"select-url":1},"bytesIn":0"#
+            ))
+        #expect(snapshot.summary.contains("  skipped by --select-type 3, --select-url 1 (not in the records above)\n"))
+        #expect(!Statistics().snapshot.jsonLine.contains("skipped"))
     }
 }
