@@ -112,6 +112,8 @@ extension EndToEndTests {
         static let fieldLists = [
             "url,status", "seq,ok,error", "value", "status,contentType,bodyBytes,decodedBytes,digest,warnings",
             "body,trailers,decoder", "offset,length,input,id,warcType,warcRecordId,warcDate,sniffed",
+            // No key that needs decoding: written from the record as framed.
+            "url,status,contentType,contentEncoding,bodyBytes,digest,trailers",
         ]
 
         /// Every sample, with the default chain and AFNetworking's: the projected line is the whole line's object
@@ -146,6 +148,18 @@ extension EndToEndTests {
                     }
                 }
             }
+        }
+
+        /// `--fields` naming no key that needs decoding: nothing is decoded, and the statistics say so.
+        @Test func fieldsThatNeedNoDecodingDecodeNothing() throws {
+            let result = try Self.run(["--stats", "--fields", "url,status", "samples/capture.http"])
+            #expect(result.stderr.contains("respdecode: 1 records, 0 ok, 1 errors"), "\(result.stderr)")
+            #expect(result.stderr.contains("  11 more written without decoding"), "\(result.stderr)")
+            #expect(Self.texts(result.stdout).count == 12)
+            // --strict: no decoded line says "ok": false; the framing failure still does.
+            #expect(try EndToEndTests.run(["--strict", "--fields", "url", "samples/capture.http"]).status == 1)
+            #expect(try EndToEndTests.run(["--strict", "--fields", "url", "samples/documents.http"]).status == 0)
+            #expect(try EndToEndTests.run(["--strict", "--fields", "url,ok", "samples/documents.http"]).status == 1)
         }
 
         @Test func fieldsWithPrettyOutputAndAConfigFile() throws {

@@ -10,9 +10,15 @@
 public struct CompoundDecoder: Sendable {
     public let settings: Settings
     private let raw = RawDecoder()
+    /// `--fields` asks for a key that only decoding gives (docs/output.md#choosing-the-keys); when it does not, a
+    /// record's line is written from the record as framed, and its body is neither content-decoded nor decoded.
+    private let decodes: Bool
 
     public init(settings: Settings) {
         self.settings = settings
+        var needDecoding: OutputFields = [.sniffed, .decodedBytes, .decoder, .ok, .value, .error, .body, .warnings]
+        if settings.sniff { needDecoding.insert(.contentType) }
+        decodes = !settings.fields.isDisjoint(with: needDecoding)
     }
 
     /// What the compound decoder is told of a run's settings: the chain, what validation accepts, and the options
@@ -54,6 +60,15 @@ public struct CompoundDecoder: Sendable {
             if record.framedFromNDJSON { writeSkippedLine(record, filter: filter, source: source, into: out) }
             return outcome
         }
+        if case .record(let record) = item, !decodes {
+            // Nothing asked for needs the body decoded: the digest is checked only when `digest` is asked for.
+            let checked = settings.fields.contains(.digest) ? item.checkingPayloadDigest() : item
+            if case .record(let record) = checked { writeUndecodedLine(record, source: source, into: out) }
+            outcome.decoded = false
+            outcome.bodyBytes = record.body.count
+            outcome.decodedBytes = record.body.count
+            return outcome
+        }
         switch item.checkingPayloadDigest() {
         case .record(let record): outcome.ok = writeRecordLine(record, source: source, into: out, outcome: &outcome)
         case .failure(let failure): outcome.ok = writeFailureLine(failure, source: source, into: out, outcome: &outcome)
@@ -73,6 +88,28 @@ public struct CompoundDecoder: Sendable {
         line.bool("skipped", true)
         line.key("skippedBy")
         out.appendJSONString(filter.rawValue)
+        line.end()
+    }
+
+    /// A record's line when `--fields` asks for no key that decoding gives: what the framer read (the keys up to
+    /// `bodyBytes`, `digest` and `trailers`), in the line's usual order.
+    private func writeUndecodedLine(_ record: ResponseRecord, source: ResultLine.Source, into out: OutputBuffer) {
+        let line = ResultLine(out, fields: settings.fields)
+        line.begin(source)
+        line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc, arc: record.arc)
+        line.revisit(record.warc)
+        if line.wants(.status) { line.integer("status", record.status) }
+        if line.wants(.contentType) {
+            var ignored: [String] = []
+            line.contentType(Self.contentType(of: record.headers, warnings: &ignored).mimeType)
+        }
+        if line.wants(.contentEncoding) {
+            let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
+            if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
+        }
+        if line.wants(.bodyBytes) { line.integer("bodyBytes", record.body.count) }
+        if let digest = record.warc?.digest, line.wants(.digest) { line.string("digest", digest.rawValue) }
+        if let trailers = record.trailers, line.wants(.trailers) { line.fields("trailers", trailers) }
         line.end()
     }
 

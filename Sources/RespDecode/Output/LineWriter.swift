@@ -27,6 +27,9 @@ public struct LineOutcome: Sendable, Equatable {
     /// The record was skipped by this filter (`select-status`, …; docs/output.md#selecting-records): it has no
     /// result line (or only a stub), and the statistics count it apart from the records decoded.
     public var skippedBy: String?
+    /// The record's line was written without decoding its body, `--fields` asking for no key that decoding gives
+    /// (docs/output.md#choosing-the-keys): the statistics count it apart, as neither ok nor an error.
+    public var decoded = true
 
     public init() {}
 }

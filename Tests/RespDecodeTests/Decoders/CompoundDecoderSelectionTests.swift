@@ -94,5 +94,14 @@ struct CompoundDecoderSelectionTests {
             ))
         #expect(snapshot.summary.contains("  skipped by --select-type 3, --select-url 1 (not in the records above)\n"))
         #expect(!Statistics().snapshot.jsonLine.contains("skipped"))
+        var undecoded = LineOutcome()
+        undecoded.decoded = false
+        undecoded.bodyBytes = 7
+        tally.count(undecoded)
+        #expect(tally.records == 1)
+        #expect(tally.undecoded == 1)
+        #expect(tally.bodyBytes == 7)
+        statistics.add(tally)
+        #expect(statistics.snapshot.jsonLine.contains(#""undecoded":1,"bytesIn""#))
     }
 }

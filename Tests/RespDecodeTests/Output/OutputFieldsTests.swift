@@ -143,6 +143,31 @@ struct OutputFieldsTests {
                 #"{"ok":false,"error":{"code":"unacceptableStatusCode""#))
     }
 
+    /// No key that needs decoding: the line is written from the record as framed; a broken gzip body is not even
+    /// inflated, and the outcome says the record was not decoded.
+    @Test func keysThatNeedNoDecodingDecodeNothing() throws {
+        var settings = CompoundDecoder.Settings()
+        settings.fields = try OutputFields.parsing("url,status,contentType,contentEncoding,bodyBytes,trailers").get()
+        var record = Self.failingRecord
+        record.headers = HeaderFields([("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        record.trailers = HeaderFields([("X-T", "1")])
+        let out = OutputBuffer()
+        let outcome = CompoundDecoder(settings: settings).writeLine(
+            for: .record(record), source: .init(seq: 0, offset: 5, input: nil), into: out)
+        #expect(
+            String(decoding: out.array, as: UTF8.self)
+                == #"{"url":"https://example.com/b","status":200,"contentType":"application/json","#
+                + #""contentEncoding":["gzip"],"bodyBytes":8,"trailers":{"X-T":"1"}}"# + "\n")
+        #expect(!outcome.decoded)
+        #expect(outcome.errorCode == nil)
+        // With --sniff, contentType needs the decoded body: the record is decoded.
+        settings.sniff = true
+        let sniffed = CompoundDecoder(settings: settings).writeLine(
+            for: .record(record), source: .init(seq: 0, offset: 5, input: nil), into: OutputBuffer())
+        #expect(sniffed.decoded)
+        #expect(sniffed.errorCode != nil)
+    }
+
     @Test func unknownKeysAreRefusedListingTheKnownOnes() {
         for bad in ["", ",", "seq,Status", "value.x", "skipped"] {
             switch OutputFields.parsing(bad) {
