@@ -94,6 +94,38 @@ struct RecordSelectionTests {
         #expect(throws: SelectionError.self) { try URLRegex("a\u{0}b") }
     }
 
+    /// A hostile URL (1 MiB of letters, longer than any header allows) against expressions whose unanchored glibc
+    /// search is quadratic (`[a-z]+\.png$` took 4.8 s on 64 KiB): the anchored form answers at once, and the same.
+    @Test func longURLsMatchInLinearTime() throws {
+        let url = "https://" + String(repeating: "a", count: 1 << 20)
+        let start = ContinuousClock.now
+        for (pattern, expected) in [
+            ("[a-z]+\\.png$", false), ("(a|aa)*b", false), ("a+$", true), ("^https://a{3}", true), ("x|^h", true),
+            ("a$|^z", true), ("^a", false),
+        ] {
+            #expect(try URLRegex(pattern).matches(url) == expected, "\(pattern)")
+        }
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
+    /// The anchored form matches what the expression matches anywhere: alternatives, anchors, groups, brackets.
+    @Test func anchoredFormMatchesTheSameURLs() throws {
+        for (pattern, url, expected) in [
+            ("b|^a", "xab", true), ("^b|c", "xab", false), ("(x|y)b$", "xab", false), ("(x|a)b$", "xab", true),
+            ("[)(]", "a(b", true),
+            ("[]a)]x", "zax", true), ("\\)", "a)", true), ("\\)", "a", false), ("^$", "", true), ("", "abc", true),
+            ("[[:digit:]]{2}", "a12", true), ("[[:digit:]]{2}", "a1b2", false),
+        ] {
+            #expect(try URLRegex(pattern).matches(url) == expected, "\(pattern) on \(url)")
+        }
+    }
+
+    @Test func patternsThatCannotBeWrappedAreRefused() {
+        for bad in ["a)b", "(a))", "(a)\\1", "a|b)"] {
+            #expect(throws: SelectionError.self, "\(bad)") { try URLRegex(bad) }
+        }
+    }
+
     /// glibc locks a compiled expression while it matches: each thread takes its own copy from the pool, and every
     /// answer stays right when many threads match at once.
     @Test func regexIsRightFromManyThreadsAtOnce() throws {
