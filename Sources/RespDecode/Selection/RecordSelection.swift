@@ -52,10 +52,15 @@ public struct RecordSelection: Sendable {
         if urlGlob != nil || urlRegex != nil {
             // A record without a URL (raw HTTP streams) matches no URL filter.
             guard let url = record.url, !url.utf8.contains(0) else { return urlGlob != nil ? .url : .urlRegex }
-            if let urlGlob, fnmatch(urlGlob, url, 0) != 0 { return .url }
+            if let urlGlob, !Self.urlGlobMatches(urlGlob, url) { return .url }
             if let urlRegex, !urlRegex.matches(url) { return .urlRegex }
         }
         return nil
+    }
+
+    /// Whether the glob `pattern` matches the whole of `url` (fnmatch(3) without flags: `*` matches `/` too).
+    static func urlGlobMatches(_ pattern: String, _ url: String) -> Bool {
+        fnmatch(pattern, url, 0) == 0
     }
 
     /// Whether the MIME type pattern `pattern` matches `mimeType` (`none`: a record without a MIME type).
