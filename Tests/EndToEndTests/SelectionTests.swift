@@ -167,6 +167,13 @@ extension EndToEndTests {
             let text = String(decoding: pretty.stdout, as: UTF8.self)
             #expect(text.hasPrefix("{\n  \"url\": "), "\(text)")
             #expect(!text.contains("\"seq\""))
+            // Skipped records have no pretty object either, not an empty one.
+            let selected = try Self.run([
+                "--output", "pretty", "--select-type", "image/*", "--fields", "seq", "samples/traffic.warc.gz",
+            ])
+            #expect(
+                String(decoding: selected.stdout, as: UTF8.self)
+                    == "{\n  \"seq\": 3\n}\n{\n  \"seq\": 4\n}\n{\n  \"seq\": 8\n}\n")
             let config = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "respdecode-select-\(getpid()).json")
             defer { try? FileManager.default.removeItem(at: config) }

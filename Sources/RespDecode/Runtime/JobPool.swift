@@ -117,9 +117,11 @@ public final class JobPool: @unchecked Sendable {
                 if pretty {
                     scratch.removeAll()
                     outcome = decoder.writeLine(for: item, source: source, into: scratch)
-                    PrettyPrinter.append(
-                        UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1),
-                        to: batch.output)
+                    // A record skipped by --select-… has no line (docs/output.md#selecting-records).
+                    if scratch.count > 0 {
+                        PrettyPrinter.append(
+                            UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1), to: batch.output)
+                    }
                 } else {
                     outcome = decoder.writeLine(for: item, source: source, into: batch.output)
                 }
