@@ -180,6 +180,25 @@ struct OptionRow: Sendable {
             effective: { effective($0.configuration) })
     }
 
+    /// A size in bytes with no default (the configuration's is nil): unset, none; set, from 0 to ``maxSize``.
+    static func optionalSize(
+        _ name: String, _ option: any KeyPath<DecodeOptions, ByteSize?> & Sendable,
+        setting: any WritableKeyPath<Configuration, Int?> & Sendable
+    ) -> OptionRow {
+        OptionRow(
+            name: name, shape: .value, range: "from 0 bytes to 1TiB",
+            check: {
+                guard let size = $0[keyPath: option] else { return }
+                guard size.bytes >= 0 && size.bytes <= maxSize else {
+                    throw ValidationError(
+                        "--\(name) '\(size.written ?? size.description)' is not a size from 0 bytes "
+                            + "to 1TiB, like 4096, 64KiB or 64MiB")
+                }
+            },
+            apply: { $1[keyPath: setting] = $0[keyPath: option]?.bytes },
+            effective: { $0.configuration[keyPath: setting].map { ByteSize($0).configValue } ?? .null })
+    }
+
     /// An option of the command line that is no setting of the configuration (`--strict`, `--log-level`).
     static func commandLine(
         _ name: String, _ shape: ConfigKey.Shape, _ effective: @escaping @Sendable (DecodeOptions) -> ConfigFile.Value

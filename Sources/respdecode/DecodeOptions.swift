@@ -32,6 +32,44 @@ struct DecodeOptions: ParsableArguments {
                 + "written (--output cdxj, --index-file), as cdxj-indexer indexes.", valueName: "types"))
     var warcTypes: String?
 
+    // Selection (docs/output.md#selecting-records): records that fail a filter are skipped before decoding.
+
+    @Option(
+        help: ArgumentHelp(
+            "Decode only records with these status codes: codes, ranges and classes (200,3xx,400-499). "
+                + "Default: every status.", valueName: "list"))
+    var selectStatus: StatusCodeSet?
+
+    @Option(
+        help: ArgumentHelp(
+            "Decode only records whose Content-Type's MIME type matches one of these globs (image/*,text/html; "
+                + "'none': no Content-Type). Default: every type.", valueName: "types"))
+    var selectType: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Decode only records whose whole URL matches this glob (fnmatch; * matches / too). Default: every URL.",
+            valueName: "glob"))
+    var selectUrl: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Decode only records whose URL this POSIX extended regular expression matches (anywhere; anchor with "
+                + "^ and $). Default: every URL.", valueName: "regex"))
+    var selectUrlRegex: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Decode only records whose body as framed has at least this many bytes. Default: no least.",
+            valueName: "size"))
+    var selectMinBodyBytes: ByteSize?
+
+    @Option(
+        help: ArgumentHelp(
+            "Decode only records whose body as framed has at most this many bytes. Default: no largest.",
+            valueName: "size"))
+    var selectMaxBodyBytes: ByteSize?
+
     @Flag(
         inversion: .prefixedNo,
         help: "Check WARC-Payload-Digest and report \"digest\" (--no-digest-check saves a SHA-1 over every payload).")
@@ -60,7 +98,7 @@ struct DecodeOptions: ParsableArguments {
             valueName: "decoder=types"))
     var accept: [String] = []
 
-    @Option(help: ArgumentHelp("Acceptable status codes, as codes and ranges.", valueName: "list"))
+    @Option(help: ArgumentHelp("Acceptable status codes, as codes, ranges and classes (2xx).", valueName: "list"))
     var statusCodes = defaults.decoding.acceptableStatusCodes
 
     @Flag(
@@ -145,6 +183,12 @@ struct DecodeOptions: ParsableArguments {
             "Line format: ndjson, pretty, or cdxj (a CDXJ index line per indexed WARC record, as cdxj-indexer "
                 + "writes it).", valueName: "style"))
     var output = defaults.outputStyle
+
+    @Option(
+        help: ArgumentHelp(
+            "Write only these top-level keys of each line, comma-separated (seq,url,status,…; not with --output "
+                + "cdxj). Default: every key.", valueName: "keys"))
+    var fields: String?
 
     @Option(
         help: ArgumentHelp(
@@ -275,6 +319,35 @@ struct DecodeOptions: ParsableArguments {
             effective: {
                 $0.configuration.warcTypes.map { .strings(warcTypeNames.filter($0.contains)) } ?? .string("all")
             }),
+        OptionRow(
+            name: "select-status", shape: .list, range: nil, check: { _ in },
+            apply: { $1.decoding.selection.statuses = $0.selectStatus },
+            effective: { $0.configuration.decoding.selection.statuses?.configValue ?? .null }),
+        OptionRow(
+            name: "select-type", shape: .list, range: nil,
+            check: { if let text = $0.selectType { _ = try RecordSelection.typePatterns(parsing: text).get() } },
+            apply: { options, configuration in
+                configuration.decoding.selection.types = try options.selectType.map {
+                    try RecordSelection.typePatterns(parsing: $0).get()
+                }
+            },
+            effective: { $0.configuration.decoding.selection.types.map { .strings($0) } ?? .null }),
+        OptionRow(
+            name: "select-url", shape: .value, range: nil,
+            check: { if $0.selectUrl == "" { throw ValidationError("--select-url is empty") } },
+            apply: { $1.decoding.selection.urlGlob = $0.selectUrl },
+            effective: { $0.configuration.decoding.selection.urlGlob.map { .string($0) } ?? .null }),
+        OptionRow(
+            name: "select-url-regex", shape: .value, range: nil,
+            check: { if let pattern = $0.selectUrlRegex { _ = try URLRegex(pattern) } },
+            apply: { options, configuration in
+                configuration.decoding.selection.urlRegex = try options.selectUrlRegex.map { try URLRegex($0) }
+            },
+            effective: { $0.configuration.decoding.selection.urlRegex.map { .string($0.pattern) } ?? .null }),
+        .optionalSize(
+            "select-min-body-bytes", \.selectMinBodyBytes, setting: \.decoding.selection.minBodyBytes),
+        .optionalSize(
+            "select-max-body-bytes", \.selectMaxBodyBytes, setting: \.decoding.selection.maxBodyBytes),
         .flag("digest-check", \.digestCheck, \.verifyDigests),
         .flag("strict-digests", \.strictDigests, \.decoding.strictDigests),
         .flag("sniff", \.sniff, \.decoding.sniff),
@@ -314,6 +387,22 @@ struct DecodeOptions: ParsableArguments {
         .size("max-image-memory", \.maxImageMemory, \.limits.maxImageMemory),
         .size("max-image-chunk-bytes", \.maxImageChunkBytes, \.limits.maxImageChunkBytes),
         .value("output", \.output, \.outputStyle),
+        OptionRow(
+            name: "fields", shape: .list, range: nil,
+            check: { options in
+                guard let text = options.fields else { return }
+                _ = try OutputFields.parsing(text).get()
+                if options.output == .cdxj {
+                    throw ValidationError("--fields chooses the keys of result lines; --output cdxj writes index lines")
+                }
+            },
+            apply: { options, configuration in
+                configuration.decoding.fields = try options.fields.map { try OutputFields.parsing($0).get() } ?? .all
+            },
+            effective: { effective in
+                let fields = effective.configuration.decoding.fields
+                return fields == .all ? .null : .strings(fields.names.split(separator: ",").map(String.init))
+            }),
         OptionRow(
             name: "index-file", shape: .value, range: nil,
             check: { if $0.indexFile == "" { throw ValidationError("--index-file names no file") } },

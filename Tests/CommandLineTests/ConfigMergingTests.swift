@@ -181,7 +181,12 @@ struct ConfigMergingTests {
         ),
         // Unknown keys.
         ("{\n\"stict\": true}", "FILE:2: \"stict\": no option has this name; did you mean \"strict\"?"),
-        ("{\n\"files\": [\"a\"]}", "FILE:2: \"files\": no option has this name ('respdecode config' prints every key)"),
+        (
+            "{\n\"filenames\": [\"a\"]}",
+            "FILE:2: \"filenames\": no option has this name ('respdecode config' prints every key)"
+        ),
+        // Near an option's name (--fields): the suggestion.
+        ("{\n\"files\": [\"a\"]}", "FILE:2: \"files\": no option has this name; did you mean \"fields\"?"),
         ("{\n\"config\": \"other.json\"}", "FILE:2: \"config\": a config file cannot name another"),
         // Two keys that clash: the second one is blamed.
         (

@@ -10,9 +10,15 @@
 public struct CompoundDecoder: Sendable {
     public let settings: Settings
     private let raw = RawDecoder()
+    /// `--fields` asks for a key that only decoding gives (docs/output.md#choosing-the-keys); when it does not, a
+    /// record's line is written from the record as framed, and its body is neither content-decoded nor decoded.
+    private let decodes: Bool
 
     public init(settings: Settings) {
         self.settings = settings
+        var needDecoding: OutputFields = [.sniffed, .decodedBytes, .decoder, .ok, .value, .error, .body, .warnings]
+        if settings.sniff { needDecoding.insert(.contentType) }
+        decodes = !settings.fields.isDisjoint(with: needDecoding)
     }
 
     /// What the compound decoder is told of a run's settings: the chain, what validation accepts, and the options
@@ -31,6 +37,11 @@ public struct CompoundDecoder: Sendable {
         public var sniff = false
         /// The body decoders' options and the limits (Content-Encoding's and the error body's too).
         public var options = DecoderOptions()
+        /// The records decoded (`--select-…`, docs/output.md#selecting-records); the others are skipped before
+        /// anything is decoded. Default: every record.
+        public var selection = RecordSelection()
+        /// The top-level keys written (`--fields`, docs/output.md#choosing-the-keys). Default: every key.
+        public var fields = OutputFields.all
 
         public init() {}
     }
@@ -40,36 +51,95 @@ public struct CompoundDecoder: Sendable {
     @discardableResult
     public func writeLine(for item: FramedItem, source: ResultLine.Source, into out: OutputBuffer) -> LineOutcome {
         var outcome = LineOutcome()
-        switch item {
+        // Selection comes first, before the payload digest, Content-Encoding and decoding: a skipped record costs a
+        // few comparisons (docs/output.md#selecting-records). A framing failure is never skipped.
+        if case .record(let record) = item, !settings.selection.selectsAll,
+            let filter = settings.selection.rejection(of: record)
+        {
+            outcome.skippedBy = filter.rawValue
+            if record.framedFromNDJSON { writeSkippedLine(record, filter: filter, source: source, into: out) }
+            return outcome
+        }
+        if case .record(let record) = item, !decodes {
+            // Nothing asked for needs the body decoded: the digest is checked only when `digest` is asked for.
+            let checked = settings.fields.contains(.digest) ? item.checkingPayloadDigest() : item
+            if case .record(let record) = checked { writeUndecodedLine(record, source: source, into: out) }
+            outcome.decoded = false
+            outcome.bodyBytes = record.body.count
+            outcome.decodedBytes = record.body.count
+            return outcome
+        }
+        switch item.checkingPayloadDigest() {
         case .record(let record): outcome.ok = writeRecordLine(record, source: source, into: out, outcome: &outcome)
         case .failure(let failure): outcome.ok = writeFailureLine(failure, source: source, into: out, outcome: &outcome)
         }
         return outcome
     }
 
+    /// The stub of a skipped ndjson input record (one line per input line is the engine contract,
+    /// docs/framings.md#ndjson): `{"seq","offset","input","id","skipped":true,"skippedBy":"select-…"}`, the first
+    /// four as `--fields` asks.
+    private func writeSkippedLine(
+        _ record: ResponseRecord, filter: RecordSelection.Filter, source: ResultLine.Source, into out: OutputBuffer
+    ) {
+        let line = ResultLine(out, fields: settings.fields)
+        line.begin(source)
+        if let id = record.id, line.wants(.id) { line.string("id", id) }
+        line.bool("skipped", true)
+        line.key("skippedBy")
+        out.appendJSONString(filter.rawValue)
+        line.end()
+    }
+
+    /// A record's line when `--fields` asks for no key that decoding gives: what the framer read (the keys up to
+    /// `bodyBytes`, `digest` and `trailers`), in the line's usual order.
+    private func writeUndecodedLine(_ record: ResponseRecord, source: ResultLine.Source, into out: OutputBuffer) {
+        let line = ResultLine(out, fields: settings.fields)
+        line.begin(source)
+        line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc, arc: record.arc)
+        line.revisit(record.warc)
+        if line.wants(.status) { line.integer("status", record.status) }
+        if line.wants(.contentType) {
+            var ignored: [String] = []
+            line.contentType(Self.contentType(of: record.headers, warnings: &ignored).mimeType)
+        }
+        if line.wants(.contentEncoding) {
+            let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
+            if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
+        }
+        if line.wants(.bodyBytes) { line.integer("bodyBytes", record.body.count) }
+        if let digest = record.warc?.digest, line.wants(.digest) { line.string("digest", digest.rawValue) }
+        if let trailers = record.trailers, line.wants(.trailers) { line.fields("trailers", trailers) }
+        line.end()
+    }
+
     private func writeFailureLine(
         _ failure: FramingFailure, source: ResultLine.Source, into out: OutputBuffer, outcome: inout LineOutcome
     ) -> Bool {
-        let line = ResultLine(out)
+        let line = ResultLine(out, fields: settings.fields)
         line.begin(source)
         line.provenance(id: failure.id, url: failure.url, method: failure.method, warc: failure.warc, arc: failure.arc)
         line.revisit(failure.warc)
-        if let status = failure.status { line.integer("status", status) }
-        if let headers = failure.headers {
+        if let status = failure.status, line.wants(.status) { line.integer("status", status) }
+        if let headers = failure.headers, line.wants(.contentType) {
             var ignored: [String] = []
             line.contentType(Self.contentType(of: headers, warnings: &ignored).mimeType)
         }
         // A record over the body limit, read as it was skipped: its body's size and its digest's check
         // (docs/output.md#records-over-the-body-limit).
-        if let bodyBytes = failure.bodyBytes { line.integer("bodyBytes", Int(clamping: bodyBytes)) }
-        if let digest = failure.warc?.digest { line.string("digest", digest.rawValue) }
-        line.string("decoder", "none")
-        line.bool("ok", false)
-        line.error(failure.error)
+        if let bodyBytes = failure.bodyBytes, line.wants(.bodyBytes) {
+            line.integer("bodyBytes", Int(clamping: bodyBytes))
+        }
+        if let digest = failure.warc?.digest, line.wants(.digest) { line.string("digest", digest.rawValue) }
+        if line.wants(.decoder) { line.string("decoder", "none") }
+        if line.wants(.ok) { line.bool("ok", false) }
+        if line.wants(.error) { line.error(failure.error) }
         outcome.errorCode = failure.error.code
         outcome.bodyBytes = Int(clamping: failure.bytes)
-        failure.excerpt.withUnsafeBufferPointer { line.body($0, total: max(failure.bytes, Int64($0.count))) }
-        if !failure.warnings.isEmpty {
+        if line.wants(.body) {
+            failure.excerpt.withUnsafeBufferPointer { line.body($0, total: max(failure.bytes, Int64($0.count))) }
+        }
+        if !failure.warnings.isEmpty && line.wants(.warnings) {
             line.stringArray("warnings", Self.capped(failure.warnings, at: settings.options.limits.maxWarnings))
         }
         line.end()
@@ -79,12 +149,12 @@ public struct CompoundDecoder: Sendable {
     private func writeRecordLine(
         _ record: ResponseRecord, source: ResultLine.Source, into out: OutputBuffer, outcome: inout LineOutcome
     ) -> Bool {
-        let line = ResultLine(out)
+        let line = ResultLine(out, fields: settings.fields)
         var warnings = record.warnings
         line.begin(source)
         line.provenance(id: record.id, url: record.url, method: record.method, warc: record.warc, arc: record.arc)
         line.revisit(record.warc)
-        line.integer("status", record.status)
+        if line.wants(.status) { line.integer("status", record.status) }
 
         var (mimeType, charset, contentType) = Self.contentType(of: record.headers, warnings: &warnings)
         let codings = record.headers.listElements("Content-Encoding").map { $0.lowercased() }
@@ -126,13 +196,13 @@ public struct CompoundDecoder: Sendable {
                     sniffed = true
                 }
                 line.contentType(mimeType)
-                if sniffed { line.bool("sniffed", true) }
-                if !codings.isEmpty { line.stringArray("contentEncoding", codings) }
-                line.integer("bodyBytes", framed.count)
-                if let decoded { line.integer("decodedBytes", decoded.count) }
+                if sniffed && line.wants(.sniffed) { line.bool("sniffed", true) }
+                if !codings.isEmpty && line.wants(.contentEncoding) { line.stringArray("contentEncoding", codings) }
+                if line.wants(.bodyBytes) { line.integer("bodyBytes", framed.count) }
+                if let decoded, line.wants(.decodedBytes) { line.integer("decodedBytes", decoded.count) }
                 outcome.bodyBytes = framed.count
                 outcome.decodedBytes = decoded?.count ?? framed.count
-                if let digest = record.warc?.digest { line.string("digest", digest.rawValue) }
+                if let digest = record.warc?.digest, line.wants(.digest) { line.string("digest", digest.rawValue) }
                 if let decodingError {
                     return fail(
                         line, decoder: "none", decodingError.chained(over: recordError), body: framed,
@@ -146,8 +216,8 @@ public struct CompoundDecoder: Sendable {
                     recordError: recordError, fields: (record.headers, record.trailers),
                     line: line, warnings: &warnings, outcome: &outcome)
             }
-            if let trailers = record.trailers { line.fields("trailers", trailers) }
-            if !warnings.isEmpty {
+            if let trailers = record.trailers, line.wants(.trailers) { line.fields("trailers", trailers) }
+            if !warnings.isEmpty && line.wants(.warnings) {
                 line.stringArray("warnings", Self.capped(warnings, at: settings.options.limits.maxWarnings))
             }
             line.end()
@@ -200,11 +270,14 @@ public struct CompoundDecoder: Sendable {
         statusError: RecordError?, line: ResultLine, warnings: inout [String], outcome: inout LineOutcome
     ) -> Bool {
         let out = line.out
-        line.string("decoder", decoder.name)
+        if line.wants(.decoder) { line.string("decoder", decoder.name) }
         outcome.decoder = decoder.name
         outcome.errorCode = statusError?.code
         let mark = out.mark
-        line.bool("ok", statusError == nil)
+        if line.wants(.ok) { line.bool("ok", statusError == nil) }
+        // Without `value` in --fields the decoder still runs (`ok`, `error` and the statistics say what it found),
+        // and its value is dropped.
+        let valueMark = out.mark
         line.key("value")
         var context = DecodingContext(
             mimeType: mimeType, charset: charset, url: url, options: settings.options)
@@ -216,20 +289,21 @@ public struct CompoundDecoder: Sendable {
             let wroteValue = try decoder.decode(body, context: &context, into: out)
             warnings += context.warnings
             if wroteValue {
-                if let statusError { line.error(statusError) }
+                if !line.wants(.value) { out.rollback(to: valueMark) }
+                if let statusError, line.wants(.error) { line.error(statusError) }
                 return statusError == nil
             }
             out.rollback(to: mark)
-            line.bool("ok", statusError == nil)
+            if line.wants(.ok) { line.bool("ok", statusError == nil) }
             guard let statusError else { return true }
-            line.error(statusError)
+            if line.wants(.error) { line.error(statusError) }
             attachBody(body, line: line)
             return false
         } catch {
             warnings += context.warnings
             out.rollback(to: mark)
-            line.bool("ok", false)
-            line.error(error.chained(over: statusError))
+            if line.wants(.ok) { line.bool("ok", false) }
+            if line.wants(.error) { line.error(error.chained(over: statusError)) }
             outcome.errorCode = error.code
             attachBody(body, line: line)
             return false
@@ -240,11 +314,11 @@ public struct CompoundDecoder: Sendable {
         _ line: ResultLine, decoder: String, _ error: RecordError, body: UnsafeBufferPointer<UInt8>,
         outcome: inout LineOutcome
     ) -> Bool {
-        line.string("decoder", decoder)
+        if line.wants(.decoder) { line.string("decoder", decoder) }
         outcome.decoder = decoder
         outcome.errorCode = error.code
-        line.bool("ok", false)
-        line.error(error)
+        if line.wants(.ok) { line.bool("ok", false) }
+        if line.wants(.error) { line.error(error) }
         attachBody(body, line: line)
         return false
     }
@@ -258,6 +332,7 @@ public struct CompoundDecoder: Sendable {
 
     /// The failing response data (AFNetworking's `…error.data` key), capped at `maxErrorBodyBytes`.
     private func attachBody(_ body: UnsafeBufferPointer<UInt8>, line: ResultLine) {
+        guard line.wants(.body) else { return }
         let kept = UnsafeBufferPointer(rebasing: body.prefix(settings.options.limits.maxErrorBodyBytes))
         line.body(kept, total: Int64(body.count))
     }
@@ -276,4 +351,8 @@ extension Optional where Wrapped == [UInt8] {
     }
 }
 
-extension CompoundDecoder: LineWriter {}
+extension CompoundDecoder: LineWriter {
+    /// The payload digest is checked in ``writeLine(for:source:into:)``, after selection: a skipped record is not
+    /// hashed.
+    public var checksPayloadDigests: Bool { true }
+}

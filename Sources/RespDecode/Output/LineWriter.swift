@@ -3,6 +3,13 @@
 public protocol LineWriter: Sendable {
     /// Writes the line for `item` (compact JSON and a line feed) to `out`; returns what it says, for the statistics.
     func writeLine(for item: FramedItem, source: ResultLine.Source, into out: OutputBuffer) -> LineOutcome
+    /// The writer checks a WARC record's pending payload digest itself (``FramedItem/checkingPayloadDigest()``), so
+    /// that the worker does not before calling it: ``CompoundDecoder`` does, after selection. Default: false.
+    var checksPayloadDigests: Bool { get }
+}
+
+extension LineWriter {
+    public var checksPayloadDigests: Bool { false }
 }
 
 /// What one result line said, for the statistics.
@@ -17,6 +24,12 @@ public struct LineOutcome: Sendable, Equatable {
     public var bodyBytes = 0
     /// The body after its content codings were undone.
     public var decodedBytes = 0
+    /// The record was skipped by this filter (`select-status`, …; docs/output.md#selecting-records): it has no
+    /// result line (or only a stub), and the statistics count it apart from the records decoded.
+    public var skippedBy: String?
+    /// The record's line was written without decoding its body, `--fields` asking for no key that decoding gives
+    /// (docs/output.md#choosing-the-keys): the statistics count it apart, as neither ok nor an error.
+    public var decoded = true
 
     public init() {}
 }

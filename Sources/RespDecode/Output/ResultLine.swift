@@ -6,7 +6,8 @@
 ///     error body trailers warnings
 ///
 /// `seq`, `offset`, `decoder` and `ok` are always present; `status` and `contentType` whenever a response head was
-/// read (`contentType` is `null` when the response had none).
+/// read (`contentType` is `null` when the response had none) — unless `--fields` leaves them out
+/// (docs/output.md#choosing-the-keys).
 public struct ResultLine {
     /// What the line says about where the record came from.
     public struct Source: Sendable {
@@ -24,37 +25,54 @@ public struct ResultLine {
     }
 
     let out: OutputBuffer
+    /// The top-level keys written (`--fields`); the others are left out. Nested objects (a multipart part's) are
+    /// written whole.
+    let fields: OutputFields
+    /// Where the line starts in `out`.
+    private let start: Int
 
-    init(_ out: OutputBuffer) { self.out = out }
+    init(_ out: OutputBuffer, fields: OutputFields = .all) {
+        self.out = out
+        self.fields = fields
+        start = out.count
+    }
 
-    /// Opens the line: `{"seq":…,"offset":…[,"length":…][,"input":…]`.
+    /// Whether the line has the key `field` (`--fields`).
+    @inline(__always) func wants(_ field: OutputFields) -> Bool { fields.contains(field) }
+
+    /// Opens the line: `{"seq":…,"offset":…[,"length":…][,"input":…]`, each as `--fields` asks. Without `seq`, the
+    /// first key's comma is made the `{` when the line ends (``end()``).
     func begin(_ source: Source) {
-        out.append(ascii: "{\"seq\":")
-        out.append(decimal: source.seq)
-        out.append(ascii: ",\"offset\":")
-        out.append(decimal: source.offset)
-        if let length = source.length {
-            out.append(ascii: ",\"length\":")
+        if wants(.seq) {
+            out.append(ascii: "{\"seq\":")
+            out.append(decimal: source.seq)
+        }
+        if wants(.offset) {
+            key("offset")
+            out.append(decimal: source.offset)
+        }
+        if let length = source.length, wants(.length) {
+            key("length")
             out.append(decimal: length)
         }
-        if let input = source.input { string("input", input) }
+        if let input = source.input, wants(.input) { string("input", input) }
     }
 
     /// `id`, `url`, `method`, the ARC record's `ip` and `arcDate`, and the WARC record's `warcType`, `warcRecordId`
     /// and `warcDate`, where known.
     func provenance(id: String?, url: String?, method: String?, warc: WARCRecordInfo?, arc: ARCRecordInfo? = nil) {
-        if let id { string("id", id) }
-        if let url { string("url", url) }
-        if let method { string("method", method) }
+        if let id, wants(.id) { string("id", id) }
+        if let url, wants(.url) { string("url", url) }
+        if let method, wants(.method) { string("method", method) }
         if let arc {
-            if let ip = arc.ip { string("ip", ip) }
-            if let date = arc.date { string("arcDate", date) }
+            if let ip = arc.ip, wants(.ip) { string("ip", ip) }
+            if let date = arc.date, wants(.arcDate) { string("arcDate", date) }
         }
         if let warc {
-            string("warcType", warc.type)
-            if let recordId = warc.recordId { string("warcRecordId", recordId) }
-            if let date = warc.date { string("warcDate", date) }
-            if let truncated = warc.truncated { string("warcTruncated", truncated) }
+            if wants(.warcType) { string("warcType", warc.type) }
+            if let recordId = warc.recordId, wants(.warcRecordId) { string("warcRecordId", recordId) }
+            if let date = warc.date, wants(.warcDate) { string("warcDate", date) }
+            if let truncated = warc.truncated, wants(.warcTruncated) { string("warcTruncated", truncated) }
         }
     }
 
@@ -65,7 +83,7 @@ public struct ResultLine {
     /// (`respdecode frame` carries every record's `payloadDigest`, for a later run to resolve revisits against).
     func revisit(_ warc: WARCRecordInfo?, allDigests: Bool = false) {
         guard let warc else { return }
-        if let refersTo = warc.refersTo {
+        if let refersTo = warc.refersTo, wants(.refersTo) {
             key("refersTo")
             var first = true
             for (name, value) in [
@@ -80,10 +98,12 @@ public struct ResultLine {
             }
             out.append(UInt8(ascii: "}"))
         }
-        if let digest = warc.payloadDigest, allDigests || asciiCaseInsensitiveEquals(warc.type, "revisit") {
+        if let digest = warc.payloadDigest, wants(.payloadDigest),
+            allDigests || asciiCaseInsensitiveEquals(warc.type, "revisit")
+        {
             string("payloadDigest", digest)
         }
-        if let origin = warc.revisitOf {
+        if let origin = warc.revisitOf, wants(.revisitOf) {
             key("revisitOf")
             out.append(ascii: "{\"seq\":")
             out.append(decimal: origin.seq)
@@ -99,12 +119,19 @@ public struct ResultLine {
 
     /// `"contentType"`: the MIME type, or `null`.
     func contentType(_ mimeType: String?) {
+        guard wants(.contentType) else { return }
         key("contentType")
         if let mimeType { out.appendJSONString(mimeType) } else { out.append(ascii: "null") }
     }
 
-    /// Closes the line with `}` and a line feed.
-    func end() { out.append(ascii: "}\n") }
+    /// Closes the line with `}` and a line feed; without `seq` (`--fields`), first turns the first key's comma into
+    /// the line's `{`.
+    func end() {
+        if !wants(.seq) {
+            if out.count > start { out.base[start] = UInt8(ascii: "{") } else { out.append(UInt8(ascii: "{")) }
+        }
+        out.append(ascii: "}\n")
+    }
 
     /// `,"name":`
     @inline(__always) func key(_ name: StaticString) {

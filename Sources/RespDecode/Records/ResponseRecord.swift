@@ -33,6 +33,9 @@ public struct ResponseRecord: Sendable {
     public var contentDecoded: Bool
     /// Things worth knowing about the framing that did not stop it (e.g. "Transfer-Encoding overrides Content-Length").
     public var warnings: [String]
+    /// The record is a line of ndjson input: skipped by a `--select-…` filter, it still gets a one-line stub
+    /// (docs/output.md#selecting-records).
+    public var framedFromNDJSON = false
 
     public init(
         offset: Int64,

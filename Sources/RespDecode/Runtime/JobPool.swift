@@ -135,14 +135,16 @@ public final class JobPool: @unchecked Sendable {
             }
             for (framed, source) in batch.items {
                 // The WARC payload digest is checked here, on the workers, not on the one reading thread.
-                let item = framed.checkingPayloadDigest()
+                let item = decoder.checksPayloadDigests ? framed : framed.checkingPayloadDigest()
                 let outcome: LineOutcome
                 if pretty {
                     scratch.removeAll()
                     outcome = decoder.writeLine(for: item, source: source, into: scratch)
-                    PrettyPrinter.append(
-                        UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1),
-                        to: batch.output)
+                    // A record skipped by --select-… has no line (docs/output.md#selecting-records).
+                    if scratch.count > 0 {
+                        PrettyPrinter.append(
+                            UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1), to: batch.output)
+                    }
                 } else {
                     outcome = decoder.writeLine(for: item, source: source, into: batch.output)
                 }

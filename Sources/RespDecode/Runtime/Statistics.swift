@@ -9,6 +9,11 @@ struct Tally: Sendable {
     var errorsByCode: [String: Int] = [:]
     /// Per decoder: lines, and lines with `"ok":false`.
     var byDecoder: [String: DecoderCount] = [:]
+    /// Records skipped by each `--select-…` filter (docs/output.md#selecting-records): not in `records`.
+    var skipped: [String: Int] = [:]
+    /// Records whose lines were written without decoding (`--fields` asking for no key that decoding gives,
+    /// docs/output.md#choosing-the-keys): not in `records`.
+    var undecoded = 0
 
     struct DecoderCount: Sendable, Equatable {
         var records = 0
@@ -16,6 +21,15 @@ struct Tally: Sendable {
     }
 
     mutating func count(_ outcome: LineOutcome) {
+        if let filter = outcome.skippedBy {
+            skipped[filter, default: 0] += 1
+            return
+        }
+        if !outcome.decoded {
+            undecoded += 1
+            bodyBytes += outcome.bodyBytes
+            return
+        }
         records += 1
         bodyBytes += outcome.bodyBytes
         decodedBytes += outcome.decodedBytes
@@ -31,6 +45,8 @@ struct Tally: Sendable {
         bodyBytes += other.bodyBytes
         decodedBytes += other.decodedBytes
         errorsByCode.merge(other.errorsByCode, uniquingKeysWith: +)
+        skipped.merge(other.skipped, uniquingKeysWith: +)
+        undecoded += other.undecoded
         for (name, count) in other.byDecoder {
             byDecoder[name, default: DecoderCount()].records += count.records
             byDecoder[name, default: DecoderCount()].errors += count.errors
@@ -78,6 +94,10 @@ public final class Statistics: @unchecked Sendable {
         public var ok: Int { lines.ok }
         public var errors: Int { lines.records - lines.ok }
         public var errorsByCode: [String: Int] { lines.errorsByCode }
+        /// Records skipped by each `--select-…` filter, keyed by the option's name without `--`.
+        public var skipped: [String: Int] { lines.skipped }
+        /// Records written without decoding (`--fields`), not in ``records``.
+        public var undecoded: Int { lines.undecoded }
 
         var recordsPerSecond: Double { elapsed > 0 ? Double(lines.records) / elapsed : 0 }
         var megabytesPerSecond: Double { elapsed > 0 ? Double(bytesRead) / 1e6 / elapsed : 0 }
@@ -94,8 +114,13 @@ public final class Statistics: @unchecked Sendable {
             var fields: [(String, String)] = [
                 ("elapsed", fixed(elapsed, 3)), ("records", String(records)), ("ok", String(ok)),
                 ("errors", String(errors)), ("errorsByCode", object(codes)), ("byDecoder", object(decoders)),
-                ("bytesIn", String(bytesRead)),
             ]
+            if !skipped.isEmpty {
+                fields.append(
+                    ("skipped", object(skipped.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })))
+            }
+            if undecoded > 0 { fields.append(("undecoded", String(undecoded))) }
+            fields.append(("bytesIn", String(bytesRead)))
             if let expectedBytes { fields.append(("bytesTotal", String(expectedBytes))) }
             fields += [
                 ("bodyBytes", String(lines.bodyBytes)), ("decodedBytes", String(lines.decodedBytes)),
@@ -113,6 +138,14 @@ public final class Statistics: @unchecked Sendable {
                 text += "  errors by code: "
                 text += errorsByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                 text += "\n"
+            }
+            if !skipped.isEmpty {
+                text += "  skipped by "
+                text += skipped.sorted { $0.key < $1.key }.map { "--\($0.key) \($0.value)" }.joined(separator: ", ")
+                text += " (not in the records above)\n"
+            }
+            if undecoded > 0 {
+                text += "  \(undecoded) more written without decoding (--fields asks for no key that needs it)\n"
             }
             if !lines.byDecoder.isEmpty {
                 text += "  by decoder: "

@@ -11,7 +11,8 @@ public enum Validation {
     }
 }
 
-/// A set of acceptable status codes (AFNetworking's `acceptableStatusCodes`), written `200-299,304`.
+/// A set of status codes (AFNetworking's `acceptableStatusCodes`; `--select-status`), written `200-299,304` or
+/// `2xx,304`.
 public struct StatusCodeSet: Sendable, Hashable, CustomStringConvertible {
     public private(set) var ranges: [ClosedRange<Int>]
 
@@ -20,10 +21,18 @@ public struct StatusCodeSet: Sendable, Hashable, CustomStringConvertible {
 
     public init(ranges: [ClosedRange<Int>]) { self.ranges = ranges }
 
-    /// Parses a comma-separated list of codes and inclusive ranges: `200-299,304`.
+    /// Parses a comma-separated list of codes, inclusive ranges and classes: `200-299,304`, `2xx` (200-299).
     public init?(parsing text: String) {
         var ranges: [ClosedRange<Int>] = []
         for part in text.split(separator: ",") {
+            let trimmed = Array(part.trimmingOWS().utf8)
+            if trimmed.count == 3, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(trimmed[0]),
+                trimmed[1] | 0x20 == UInt8(ascii: "x"), trimmed[2] | 0x20 == UInt8(ascii: "x")
+            {
+                let low = Int(trimmed[0] - UInt8(ascii: "0")) * 100
+                ranges.append(low...(low + 99))
+                continue
+            }
             let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingOWS() }
             guard bounds.count == 1 || bounds.count == 2,
                 let low = Int(bounds[0]), let high = Int(bounds[bounds.count - 1]),

@@ -433,10 +433,11 @@ enum NDJSONLine {
             failure.warnings = warnings
             return .failure(failure)
         }
-        return .record(
-            ResponseRecord(
-                offset: offset, status: status ?? 0, headers: fields, body: body, trailers: trailers, url: url,
-                method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings, arc: arc))
+        var record = ResponseRecord(
+            offset: offset, status: status ?? 0, headers: fields, body: body, trailers: trailers, url: url,
+            method: method, id: id, warc: warc, contentDecoded: contentDecoded, warnings: warnings, arc: arc)
+        record.framedFromNDJSON = true
+        return .record(record)
     }
 
     /// The codes a framing failure may have.
