@@ -46,7 +46,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
         switch self {
         case .http: FramerTarget.run(data) { HTTPStreamFramer(limits: FuzzLimits.limits) }
-        case .warc, .zst, .lz4: FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
+        case .warc, .zst, .lz4:
+            FramerTarget.run(data) { WARCFramer(limits: FuzzLimits.limits) }
+            SpanTarget.run(data)
         // ARC: the archive framer after an ARC file's first record, so that every input is read as ARC records.
         case .arc:
             let arc = ARCSeed.filedesc + Array(data)

@@ -256,3 +256,37 @@ final class SpanAssembler {
         }
     }
 }
+
+/// Frames a whole compressed WARC input in spans, as the runner does with several jobs, every span framed where it is
+/// cut (for tests and the fuzz target, which compare the items with one framer's).
+public enum SpanFraming {
+    /// The items of `input` framed in spans of about `target` bytes, read `chunk` bytes at a time, with the input
+    /// idle (cut at its last member header) every `idleEvery` reads (0: never).
+    public static func items(
+        of input: [UInt8], target: Int, chunk: Int, idleEvery: Int = 0, configuration: Configuration = Configuration()
+    ) -> (items: [FramedItem], skipped: [String: Int], taken: Int) {
+        var buffer = FramerInput()
+        let assembler = SpanAssembler(configuration: configuration, streamOffset: 0)
+        var items: [FramedItem] = []
+        var position = 0
+        var reads = 0
+        while true {
+            let ended = position == input.count
+            let idle = idleEvery > 0 && reads % idleEvery == 0
+            while let span = MemberSpans.cut(
+                from: &buffer, ended: ended, seenEOF: true, idle: idle, target: max(1, target),
+                maximum: 8 * max(1, target))
+            {
+                if span.delegated { span.frame(configuration: configuration) }
+                assembler.take(span) { items.append($0) }
+                if span.isLast { break }
+            }
+            if ended { break }
+            let n = min(max(1, chunk), input.count - position)
+            buffer.write(input[position..<position + n])
+            position += n
+            reads += 1
+        }
+        return (items, assembler.skippedRecords, assembler.spansTaken)
+    }
+}
