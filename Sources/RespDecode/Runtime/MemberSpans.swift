@@ -26,7 +26,8 @@
  as before.
 
  Memory: a worker stops framing a span once its items hold `MemberSpans.heldBytes` bytes of bodies (the reader goes on
- from there), and at most `window` spans are in flight: with J jobs about 2J × (target + heldBytes + one record).
+ from there), and at most `MemberSpans.inFlight(jobs:)` spans are in flight: with J jobs, (J + 2) × (target + what
+ its records hold).
  */
 import Glibc
 
@@ -115,9 +116,11 @@ final class MemberSpan: @unchecked Sendable {
 /// How a compressed input is cut into spans. See the file comment.
 enum MemberSpans {
     /// A span is cut once this many compressed bytes are buffered…
-    static let target = 1 << 20
+    static let target = 512 << 10
     /// …at the last member header in them; with none, where this many end.
     static let maximum = 16 << 20
+    /// Spans in flight with `jobs` workers: one for each, and two more being cut and taken back.
+    static func inFlight(jobs: Int) -> Int { jobs + 2 }
     /// A worker stops framing a span when its items hold this many body bytes; the reader goes on from there.
     static let heldBytes = 16 << 20
 

@@ -400,7 +400,9 @@ public final class StreamRunner {
     /// Takes back the spans in flight that are done, in input order, waiting for the oldest while more than the
     /// window are in flight; `all`: every one (before records of another input are added, and at the end).
     private func takeSpans(all: Bool = false) {
-        while let head = pendingSpans.first, all || pendingSpans.count > pool.window || head.span.isDone {
+        while let head = pendingSpans.first,
+            all || pendingSpans.count > MemberSpans.inFlight(jobs: pool.jobs) || head.span.isDone
+        {
             _ = pendingSpans.removeFirst()
             head.assembler.take(head.span) { add($0, name: head.name) }
             if head.span.isLast { summary.skipped.merge(head.assembler.skippedRecords, uniquingKeysWith: +) }
