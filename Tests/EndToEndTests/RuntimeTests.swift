@@ -149,6 +149,20 @@ extension EndToEndTests {
             }
         }
 
+        /// A `.warc.gz` on a pipe that goes quiet gets every line of what it sent, the last member's too, with several
+        /// jobs (the spans are cut at member headers, and no header closes the last member yet).
+        @Test func idlePipeOfMembersGetsItsLastLine() throws {
+            let running = try Running(["--jobs", "2"])
+            let members = Self.crawl(3, seed: 3)
+            running.send(members)
+            let lines = running.waitForLines(3)
+            #expect(lines.count(where: { $0 == UInt8(ascii: "\n") }) == 3, "lines before the input ends")
+            try running.input.fileHandleForWriting.close()
+            let result = running.finish()
+            #expect(result.status == 0)
+            #expect(result.stdout.count(where: { $0 == UInt8(ascii: "\n") }) == 3)
+        }
+
         /// Thousands of records of very different costs (big arrays beside tiny objects and broken bodies) come out in
         /// input order, seq 0, 1, 2, … with their own values, with many jobs and a window that fills up.
         @Test func manyJobsKeepInputOrder() throws {

@@ -148,7 +148,7 @@ enum MemberSpans {
     ///   - buffer: the compressed input read so far.
     ///   - ended: no more input will come: the rest is the last span, even when empty.
     ///   - seenEOF: the input ended, rather than reading stopped (as in `decodeLast`).
-    ///   - idle: no more input can be read right now: cut what is complete (up to the last member header).
+    ///   - idle: no more input can be read right now: the rest is cut too, for the reader to frame.
     ///   - target: the size from which a span is cut (``target``; tests make it small).
     ///   - maximum: the size at which a span is cut without a member header (``maximum``).
     /// - Returns: the span, or nil while the buffer is to grow.
@@ -158,20 +158,21 @@ enum MemberSpans {
     ) -> MemberSpan? {
         let available = buffer.readableBytes
         var end: Int
+        // Idle input: what is left after the spans cut at member headers is framed by the reader at once (its last
+        // member, which no header after it closes, must give its lines while the input waits).
+        var toReader = false
         if ended {
             end = buffer.writerIndex
-        } else if available >= target || (idle && available > 0) {
-            if let header = lastMemberHeader(in: buffer) {
-                end = header
-            } else if available >= maximum {
-                end = buffer.writerIndex
-            } else {
-                return nil
-            }
+        } else if available >= target, let header = lastMemberHeader(in: buffer) {
+            end = header
+        } else if available >= maximum || idle && available > 0 {
+            end = buffer.writerIndex
+            toReader = available < maximum
         } else {
             return nil
         }
-        let delegated = buffer.withUnsafeBufferPointer { isMemberHeader($0, at: buffer.readerIndex) }
+        let delegated =
+            !toReader && buffer.withUnsafeBufferPointer { isMemberHeader($0, at: buffer.readerIndex) }
         var span = FramerInput(capacity: end - buffer.readerIndex, startingAt: buffer.readerOffset)
         buffer.withBytes(in: buffer.readerIndex..<end) { span.write($0) }
         buffer.moveReaderIndex(forwardBy: end - buffer.readerIndex)
@@ -235,6 +236,9 @@ final class SpanAssembler {
                 limits: configuration.limits, types: configuration.warcTypes,
                 verifyDigests: configuration.verifyDigests)
             framer.decompressedOffsetCorrection = streamOffset - span.start
+            // Where a later span does not start a member (plain bytes after one, or a cut without a header), one
+            // framer reading the whole input would still be reading gzip members there.
+            if spansTaken + spansFramedHere > 1 { framer.assumeGzipMembers() }
             continuation = (framer, FramerInput(startingAt: span.start))
         }
         span.input.withBytes(in: span.input.readerIndex..<span.input.writerIndex) { continuation!.input.write($0) }

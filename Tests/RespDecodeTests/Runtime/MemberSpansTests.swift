@@ -147,6 +147,14 @@ struct MemberSpansTests {
             case 7: member[member.count - 3] ^= 0x01 // a wrong length in the trailer
             case 11: member += Array("garbage between members\r\n".utf8)
             case 13: member = record // a plain record among members
+            case 17:
+                // Runs of bytes between members longer than a span's maximum: a span is cut inside them, and the next
+                // starts with plain bytes, where one framer is still reading gzip members (line ends are filler: the
+                // span before ends at a member boundary).
+                member += Array(String(repeating: "not gzip; ", count: 300).utf8)
+            case 19:
+                member += Array(
+                    (String(repeating: "\r\n", count: 2000) + "WARC/1.0\r\nWARC-Type: x\r\nBad Field\r\n\r\n").utf8)
             default: break
             }
             input += member

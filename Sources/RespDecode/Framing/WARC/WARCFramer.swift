@@ -249,9 +249,18 @@ public struct WARCFramer: RecordFramer {
         return decode(buffer: &buffer)
     }
 
+    /// The input is read as gzip members from its first byte, whatever that byte is (``assumeGzipMembers()``).
+    private var gzipAssumed = false
+
+    /// Reads the input as gzip members (and plain runs between them) from its first byte: for a framer that takes
+    /// over a `.warc.gz` at a member boundary, where one framer reading the whole file would still be reading gzip
+    /// members, also when plain bytes follow (Runtime/MemberSpans.swift).
+    mutating func assumeGzipMembers() { gzipAssumed = true }
+
     /// Plain, gzip, zstd or LZ4, from the first bytes' magic number (fewer at the end of input: plain).
     private mutating func decideMode(_ buffer: FramerInput) -> Bool {
-        let detected = MemberInflater.detect(buffer, at: buffer.readerIndex, ended: inputFinished)
+        let detected =
+            gzipAssumed ? .gzip : MemberInflater.detect(buffer, at: buffer.readerIndex, ended: inputFinished)
         if detected == .undecided { return false }
         if let layer = MemberInflater(detected) {
             mode = .gzip
