@@ -118,7 +118,7 @@ enum MemberSpans {
     /// A span is cut once this many compressed bytes are buffered…
     static let target = 512 << 10
     /// …at the last member header in them; with none, where this many end.
-    static let maximum = 16 << 20
+    static let maximum = 4 << 20
     /// Spans in flight with `jobs` workers: one for each, and two more being cut and taken back.
     static func inFlight(jobs: Int) -> Int { jobs + 2 }
     /// A worker stops framing a span when its items hold this many body bytes; the reader goes on from there.
