@@ -97,7 +97,10 @@ extension OutputBuffer {
     /// the whole input, then 32 bytes at a time: on issue 22's crawl, where the raw decoder writes the HTML pages, it
     /// takes 2.6x less CPU time than the word loop (810 profile samples against 2,100; bench/escape/run times the
     /// whole job). Without AVX2 (or with `vector` false, for the tests), the word loop of
-    /// ``appendEscapedWords(_:validate:)``.
+    /// ``appendEscapedWords(_:validate:)``. Unvalidated, the bytes must be UTF-8 (every caller's are); if they are
+    /// not, the vector path copies the bytes >= 0x80 as they are and still escapes every ASCII byte that needs it,
+    /// where the word loop may copy an ASCII byte after a stray lead byte unescaped, or refuse a truncated last
+    /// sequence.
     func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, validate: Bool, vector: Bool = true) -> Bool {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return true }
         // Worst case every byte becomes `\u00XX`; the vector code may store 32 bytes past what it writes.
