@@ -175,4 +175,13 @@ typedef int (*respdecode_msgpack_event)(void *sink, int kind, uint64_t value, co
 int respdecode_msgpack_parse(const uint8_t *data, size_t length, size_t *end, respdecode_msgpack_event event,
                              void *sink);
 
+/* JSON string escaping (jsonescape.c, docs/output.md#json-strings). Whether this CPU takes the vector path (AVX2);
+   when it does not, respdecode_json_escape returns -2 and does nothing. */
+int respdecode_json_escape_vectorized(void);
+
+/* Writes the escaped content of the JSON string `in[0..<n]` (no quotes) to `out`, which has room for 6 * n + 32
+   bytes, and returns the bytes written; with `validate`, -1 (and nothing meaningful written) when `in` is not UTF-8. -2
+   when the CPU has no vector path. */
+long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate);
+
 #endif

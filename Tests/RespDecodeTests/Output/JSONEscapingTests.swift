@@ -96,4 +96,155 @@ struct JSONEscapingTests {
         #expect(out.bytes.count == 2 + 2 * bytes.count)
         #expect(Array(out.bytes.prefix(5)) == Array(#""\"\""#.utf8))
     }
+
+    // MARK: The vector path (Sources/CShims/jsonescape.c) against the reference and the word loop
+
+    /// A xorshift generator, so that a failure can be replayed.
+    struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Int(state % UInt64(bound))
+        }
+    }
+
+    /// Valid pieces (every escape class, DEL, two- to four-byte sequences at the edges of their ranges, U+2028/2029,
+    /// which JSON allows raw) and invalid ones (stray continuations, truncated sequences, overlongs, surrogates,
+    /// past U+10FFFF, bytes never in UTF-8).
+    static let validPieces: [[UInt8]] = [
+        [0x41], [0x61], [0x20], [0x22], [0x5C], [0x0A], [0x0D], [0x09], [0x08], [0x0C], [0x00], [0x01], [0x1F],
+        [0x7F], [0x2F], [0x5B], [0x3C], [0xC2, 0x80], [0xDF, 0xBF], [0xC3, 0xA9], [0xE0, 0xA0, 0x80],
+        [0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xA9], [0xED, 0x9F, 0xBF], [0xEE, 0x80, 0x80], [0xEF, 0xBF, 0xBF],
+        [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], [0xF3, 0xBF, 0xBF, 0xBF], Array("Жизнь".utf8),
+        Array("漢字".utf8),
+    ]
+    static let invalidPieces: [[UInt8]] = [
+        [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xC2], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xE2, 0x82],
+        [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],
+        [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0xFE], [0xFF],
+        [0xF0, 0x90, 0x80], [0xE1, 0x80, 0x41], [0xC3, 0xC3, 0xA9],
+    ]
+
+    /// Escapes `bytes` placed at `alignment` bytes into a larger buffer, after `alignment` bytes already in the
+    /// output; returns what was appended, or nil when refused (and then checks that nothing was left behind).
+    static func escaped(_ bytes: [UInt8], alignment: Int, validate: Bool, vector: Bool) -> [UInt8]? {
+        let padded = [UInt8](repeating: 0x2E, count: alignment) + bytes + [UInt8](repeating: 0x2E, count: 40)
+        let out = OutputBuffer(capacity: 16)
+        for _ in 0..<alignment { out.append(UInt8(ascii: "[")) }
+        let ok = padded.withUnsafeBufferPointer {
+            out.appendEscaped(
+                UnsafeBufferPointer(rebasing: $0[alignment..<alignment + bytes.count]), validate: validate,
+                vector: vector)
+        }
+        let written = Array(out.bytes.dropFirst(alignment))
+        guard ok else {
+            #expect(written.isEmpty, "a refused string leaves nothing behind: \(bytes)")
+            return nil
+        }
+        return written
+    }
+
+    /// The reference's content (without quotes).
+    static func expectedContent(_ bytes: [UInt8]) -> [UInt8]? {
+        Self.reference(bytes).map { Array($0.dropFirst().dropLast()) }
+    }
+
+    /// Every length 0...100 at every alignment 0..<32, from random pieces: valid strings, strings with one invalid
+    /// piece somewhere (at every position across the 32-byte blocks over the lengths), and either kind ending in a
+    /// truncated sequence. Validated, the vector path must agree with the reference and with the word loop;
+    /// unvalidated on valid strings, with the reference.
+    @Test func vectorPathMatchesTheReferenceAtEveryLengthAndAlignment() {
+        var random = Generator(state: 0x5DEE_CE66_D1CE_4E5B)
+        var invalid = 0
+        var checked = 0
+        for length in 0...100 {
+            for alignment in 0..<32 {
+                for round in 0..<3 {
+                    var bytes: [UInt8] = []
+                    while bytes.count < length {
+                        let piece = Self.validPieces[random.next(Self.validPieces.count)]
+                        bytes += piece.prefix(length - bytes.count) // a cut piece may end the string truncated
+                    }
+                    if round == 1 && length > 0 {
+                        let bad = Self.invalidPieces[random.next(Self.invalidPieces.count)]
+                        let at = random.next(length)
+                        bytes.replaceSubrange(at..<min(length, at + bad.count), with: bad)
+                    }
+                    if round == 2 && length > 1 {
+                        bytes[length - 1] = [0xC3, 0xE2, 0xF0, 0x22, 0x0A][random.next(5)]
+                    }
+                    let expected = Self.expectedContent(bytes)
+                    if expected == nil { invalid += 1 }
+                    let vector = Self.escaped(bytes, alignment: alignment, validate: true, vector: true)
+                    #expect(vector == expected, "length \(length), alignment \(alignment): \(bytes)")
+                    let words = Self.escaped(bytes, alignment: alignment, validate: true, vector: false)
+                    #expect(vector == words, "length \(length), alignment \(alignment): \(bytes)")
+                    if expected != nil {
+                        let unvalidated = Self.escaped(bytes, alignment: alignment, validate: false, vector: true)
+                        #expect(unvalidated == expected, "unvalidated: \(bytes)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 101 * 32 * 3)
+        #expect(invalid > 2000)
+    }
+
+    /// One multi-byte piece, valid or not, at every position of an ASCII string of 0...100 bytes: a sequence
+    /// across the 32-byte blocks of the UTF-8 check (its carry from one block to the next) and at the very end.
+    @Test func everyPieceAtEveryPosition() {
+        for piece in Self.validPieces + Self.invalidPieces where piece.count > 1 || piece[0] >= 0x80 {
+            for length in 0...100 {
+                for at in 0...length {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes.insert(contentsOf: piece, at: at)
+                    let expected = Self.expectedContent(bytes)
+                    #expect(
+                        Self.escaped(bytes, alignment: at % 7, validate: true, vector: true) == expected,
+                        "\(piece) at \(at) of \(length)")
+                }
+            }
+        }
+    }
+
+    /// Every byte value alone and in a long string (each of the 256 after 70 plain bytes, then 70 more), and all
+    /// the control bytes in one run.
+    @Test func everyByteValue() {
+        for byte in 0...255 {
+            let alone = [UInt8(byte)]
+            let long = [UInt8](repeating: 0x78, count: 70) + alone + [UInt8](repeating: 0x78, count: 70)
+            for bytes in [alone, long] {
+                #expect(Self.escaped(bytes, alignment: 3, validate: true, vector: true) == Self.expectedContent(bytes))
+            }
+        }
+        let controls = (0..<0x20).map { UInt8($0) } + [0x22, 0x5C, 0x7F]
+        let run = controls + controls + controls
+        #expect(Self.escaped(run, alignment: 0, validate: true, vector: true) == Self.expectedContent(run))
+    }
+
+    /// Long random strings, dense in escapes and multi-byte sequences (and, one in four, an invalid piece): the
+    /// vector path's 64-byte loop, where every escape of a block is taken from its bit mask.
+    @Test func longDenseStrings() {
+        var random = Generator(state: 0x1234_5678_9ABC_DEF1)
+        for round in 0..<400 {
+            var bytes: [UInt8] = []
+            let length = 64 + random.next(1200)
+            while bytes.count < length {
+                bytes += Self.validPieces[random.next(Self.validPieces.count)]
+                if random.next(4) == 0 { bytes += Array("plain text, no escapes at all".utf8) }
+            }
+            if round % 4 == 0 {
+                let bad = Self.invalidPieces[random.next(Self.invalidPieces.count)]
+                bytes.insert(contentsOf: bad, at: random.next(bytes.count))
+            }
+            let expected = Self.expectedContent(bytes)
+            #expect(Self.escaped(bytes, alignment: round % 32, validate: true, vector: true) == expected)
+            if expected != nil {
+                #expect(Self.escaped(bytes, alignment: round % 32, validate: false, vector: true) == expected)
+            }
+        }
+    }
 }
