@@ -94,6 +94,14 @@ struct HostileDocumentTests {
                 EndToEndTests.binary.path, "--jobs", "2",
             ] + arguments + [file.path],
             executable: "/usr/bin/time")
+        try checkBudget(result, usage: usage, name: name)
+        return try result.stdout.split(separator: UInt8(ascii: "\n")).map { try parse(Data($0)) }
+    }
+
+    /// Checks a run measured by GNU time (`usage`: the file of its `%U %S %e %M`): exit 0, nothing on stderr, the CPU
+    /// and memory budgets; with RESPDECODE_HOSTILE_REPORT=FILE, appends "name, cpu seconds, wall seconds, peak KiB"
+    /// to FILE.
+    static func checkBudget(_ result: EndToEndTests.Run, usage: URL, name: String) throws {
         let fields = (try String(contentsOf: usage, encoding: .utf8)).split(whereSeparator: \.isWhitespace)
             .suffix(4).compactMap { Double($0) }
         try #require(fields.count == 4, "GNU time wrote no usage for \(name)")
@@ -114,7 +122,6 @@ struct HostileDocumentTests {
             handle.write(Data("\(name)\t\(cpu)\t\(fields[2])\t\(residentKiB)\n".utf8))
             try? handle.close()
         }
-        return try result.stdout.split(separator: UInt8(ascii: "\n")).map { try parse(Data($0)) }
     }
 
     @Test(.enabled(if: corporaAvailable, "../shared/corpora is absent"))

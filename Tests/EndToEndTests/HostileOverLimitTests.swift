@@ -53,26 +53,7 @@ struct HostileOverLimitTests {
                 "--max-body-bytes", "1MiB",
             ] + arguments + ["-"],
             executable: "/usr/bin/time")
-        let fields = (try String(contentsOf: usage, encoding: .utf8)).split(whereSeparator: \.isWhitespace)
-            .suffix(4).compactMap { Double($0) }
-        try #require(fields.count == 4, "GNU time wrote no usage for \(name)")
-        let cpu = fields[0] + fields[1]
-        let residentKiB = Int(fields[3])
-        #expect(result.status == 0, "\(name): exit \(result.status) \(result.stderr)")
-        #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")
-        #expect(cpu <= HostileDocumentTests.cpuBudgetSeconds, "\(name) took \(cpu) s of CPU time")
-        #expect(residentKiB <= HostileDocumentTests.residentBudgetKiB, "\(name) peaked at \(residentKiB) KiB resident")
-        // RESPDECODE_HOSTILE_REPORT=FILE: "name, cpu seconds, wall seconds, peak KiB", as the other hostile tests.
-        if let report = ProcessInfo.processInfo.environment["RESPDECODE_HOSTILE_REPORT"] {
-            if !FileManager.default.fileExists(atPath: report) {
-                _ = FileManager.default.createFile(atPath: report, contents: nil)
-            }
-            if let handle = FileHandle(forWritingAtPath: report) {
-                handle.seekToEndOfFile()
-                handle.write(Data("\(name)\t\(cpu)\t\(fields[2])\t\(residentKiB)\n".utf8))
-                try? handle.close()
-            }
-        }
+        try HostileDocumentTests.checkBudget(result, usage: usage, name: name)
         return try result.stdout.split(separator: UInt8(ascii: "\n")).map {
             try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
         }
