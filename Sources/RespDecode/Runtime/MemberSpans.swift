@@ -18,7 +18,10 @@
  in the middle of a file cannot know is how long the decompressed stream was before it, which the offset of a record
  that does not start its member is counted in: the reader knows it (it adds up each span's decompressed length) and
  tells a framer that continues (``WARCFramer/decompressedOffsetCorrection``), and a span whose worker reported such
- an offset is framed again by the reader.
+ an offset is framed again by the reader. A framer the reader starts at a later span reads gzip members from its first
+ byte, whatever that byte is (``WARCFramer/assumeGzipMembers()``), as one framer still would there. Input that goes
+ quiet has its rest cut at once and framed by the reader, so that its last member, which no header closes yet, gets
+ its lines while the input waits.
 
  Cost: the scan is a search for 1F from the end of the buffer. A span whose worker stopped short of a member boundary
  costs its successor's inflating twice (once on the worker, dropped, once by the reader). gzip as a whole (one
