@@ -23,6 +23,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The sidecar (`respdecode serve`): event loops for the stream protocol and the HTTP API, and its /metrics.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // libxml2 (Debian: libxml2-dev), used by the xml and plist decoders through one wrapper file.
@@ -77,11 +81,26 @@ let package = Package(
             // -O removes are none of the library's: it checks with preconditions and errors.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
+        // `respdecode serve` on SwiftNIO: the stream protocol and the HTTP API on event loops, decoding on the library's
+        // JobPool, metrics through swift-metrics into swift-prometheus (docs/sidecar.md). Kept apart from the library,
+        // so that a batch run links no event loop.
+        .target(
+            name: "RespDecodeServe",
+            dependencies: [
+                "RespDecode",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The executable: argument parsing and wiring only.
         .executableTarget(
             name: "respdecode",
             dependencies: [
-                "RespDecode",
+                "RespDecode", "RespDecodeServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -12,6 +12,8 @@ public final class JobPool: @unchecked Sendable {
     let budgetBytes: Int
     /// Workers.
     public let jobs: Int
+    /// Whether each record's decode time goes into its batch's report (``BatchReport/decodeNanoseconds``).
+    let timesRecords: Bool
 
     private let monitor = Monitor()
     /// What a worker takes: a batch of one stream's records to decode, or a task (framing a span of a compressed
@@ -39,8 +41,13 @@ public final class JobPool: @unchecked Sendable {
     ///   - configuration: the settings of decoding and output.
     ///   - writer: what the workers make of each item. Default: as `configuration.outputStyle` says.
     ///   - indexWriter: also write each item's line with this into its batch's `indexOutput` (`--index-file`).
-    public init(configuration: Configuration, writer: (any LineWriter)? = nil, indexWriter: (any LineWriter)? = nil) {
+    ///   - timesRecords: time each record's decoding, for ``LineSink``s' reports (`serve`'s latency histogram).
+    public init(
+        configuration: Configuration, writer: (any LineWriter)? = nil, indexWriter: (any LineWriter)? = nil,
+        timesRecords: Bool = false
+    ) {
         jobs = max(1, configuration.jobs)
+        self.timesRecords = timesRecords
         window = 2 * jobs + 2
         budgetBytes = jobs * Self.budgetBytesPerJob
         let decoder: any LineWriter =
@@ -133,7 +140,13 @@ public final class JobPool: @unchecked Sendable {
                 if case .task(let task) = next { task() }
                 continue
             }
+            // A stream with options of its own (a `serve` request) brings its own decoder.
+            let decoder = batch.writer ?? decoder
             for (framed, source) in batch.items {
+                let started = timesRecords ? MonotonicClock.nanoseconds : 0
+                defer {
+                    if timesRecords { batch.tally.decodeNanoseconds.append(MonotonicClock.nanoseconds &- started) }
+                }
                 // The WARC payload digest is checked here, on the workers, not on the one reading thread.
                 let item = decoder.checksPayloadDigests ? framed : framed.checkingPayloadDigest()
                 let outcome: LineOutcome

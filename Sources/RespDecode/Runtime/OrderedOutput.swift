@@ -14,8 +14,11 @@ final class Batch: @unchecked Sendable {
     let indexOutput = OutputBuffer(capacity: 4 * 1024)
     var tally = Tally()
     var done = false
+    /// What the workers make of these items, when not the pool's own (a `serve` request with options of its own).
+    var writer: (any LineWriter)?
 
     func reset() {
+        writer = nil
         items.removeAll(keepingCapacity: true)
         bytes = 0
         output.removeAll(shrinkingTo: 1 << 20)
@@ -28,9 +31,19 @@ final class Batch: @unchecked Sendable {
 /// One stream's lines, written in input order: batches go to the pool as the reader fills them and are written by
 /// this stream's writer thread as soon as they and all before them are decoded. Reading, decoding and writing
 /// overlap; the reader waits when the window is full.
+///
+/// With a ``LineSink`` instead of a descriptor (a ``DecodeStream``), there is no writer thread: the worker that
+/// completes the oldest batch delivers it, and every later one that is done, to the sink, one worker at a time.
 final class OrderedOutput: @unchecked Sendable {
     private let pool: JobPool
     private let descriptor: Int32
+    private let sink: (any LineSink)?
+    /// Sink mode: a worker is delivering; the lines that `finishDelivering` waits for.
+    private var delivering = false
+    private var whenDelivered: (@Sendable (Tally) -> Void)?
+    /// Sink mode: called (outside the lock) after each delivered batch, and when the sink says it is full.
+    var onRetire: (@Sendable () -> Void)?
+    var onSinkFull: (@Sendable () -> Void)?
     /// Where the batches' index lines go (`--index-file`), if anywhere.
     private let indexDescriptor: Int32?
     private let statistics: Statistics
@@ -50,8 +63,74 @@ final class OrderedOutput: @unchecked Sendable {
         self.descriptor = descriptor
         self.indexDescriptor = indexDescriptor
         self.statistics = statistics
+        self.sink = nil
         pool.streamOpened()
         writer = WorkerThread { [self] in writeInOrder() }
+    }
+
+    /// Sink mode: lines go to `sink` from the workers (see the type's comment).
+    init(pool: JobPool, sink: any LineSink, statistics: Statistics) {
+        self.pool = pool
+        self.descriptor = -1
+        self.indexDescriptor = nil
+        self.statistics = statistics
+        self.sink = sink
+        pool.streamOpened()
+    }
+
+    /// Whether a batch can be submitted without waiting (sink mode: the stream holds it otherwise).
+    var hasRoom: Bool {
+        monitor.withLock { inFlight.isEmpty || (inFlight.count < pool.window && inFlightBytes < pool.budgetBytes) }
+    }
+
+    /// Sink mode: no batch will be submitted any more; `completion` runs (on some thread) once every batch is
+    /// delivered, with the stream's counts.
+    func finishDelivering(_ completion: @escaping @Sendable (Tally) -> Void) {
+        let now: Bool = monitor.withLock {
+            finished = true
+            guard inFlight.isEmpty, !delivering else {
+                whenDelivered = completion
+                return false
+            }
+            return true
+        }
+        if now {
+            pool.streamClosed()
+            completion(tally)
+        }
+    }
+
+    /// Sink mode: delivers the oldest batches that are done, in order, unless another worker is at it (which then
+    /// delivers this one too: it looks again before it stops).
+    private func deliverReady(to sink: any LineSink) {
+        while true {
+            let batch: Batch? = monitor.withLock {
+                guard !delivering, let head = inFlight.first, head.done else { return nil }
+                delivering = true
+                return head
+            }
+            guard let batch else { return }
+            let wantsMore = sink.deliver(UnsafeRawBufferPointer(batch.output.bytes), report: BatchReport(batch.tally))
+            tally.merge(batch.tally)
+            statistics.add(batch.tally)
+            let completion: (@Sendable (Tally) -> Void)? = monitor.withLock {
+                _ = inFlight.removeFirst()
+                inFlightBytes -= batch.bytes
+                batch.reset()
+                if spare.count < pool.window { spare.append(batch) }
+                delivering = false
+                guard finished, inFlight.isEmpty, let completion = whenDelivered else { return nil }
+                whenDelivered = nil
+                return completion
+            }
+            if !wantsMore { onSinkFull?() }
+            onRetire?()
+            if let completion {
+                pool.streamClosed()
+                completion(tally)
+                return
+            }
+        }
     }
 
     /// A batch to fill (recycled when one is free).
@@ -80,6 +159,7 @@ final class OrderedOutput: @unchecked Sendable {
             batch.done = true
             monitor.broadcast()
         }
+        if let sink { deliverReady(to: sink) }
     }
 
     /// Waits until every submitted batch is written, and stops the writer.

@@ -14,6 +14,8 @@ struct Tally: Sendable {
     /// Records whose lines were written without decoding (`--fields` asking for no key that decoding gives,
     /// docs/output.md#choosing-the-keys): not in `records`.
     var undecoded = 0
+    /// Each record's decode time in nanoseconds, when the pool times records (`serve`'s metrics); not merged.
+    var decodeNanoseconds: [UInt64] = []
 
     struct DecoderCount: Sendable, Equatable {
         var records = 0

@@ -1,0 +1,2 @@
+// `respdecode serve` on SwiftNIO (docs/sidecar.md): being written.
+internal import NIOCore
