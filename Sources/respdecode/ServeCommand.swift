@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import RespDecode
+import RespDecodeServe
 
 /// `respdecode serve --listen ADDRESS [OPTIONS]`: the sidecar. Each connection to the socket is one stream, decoded
 /// with the decode options as standard input would be, its lines written back on the same connection.
@@ -36,12 +37,13 @@ struct ServeCommand: DecodeOptionsCommand {
     static func checkOwnOptions(_ arguments: [String]) throws { _ = try ServeOptions.parse(arguments) }
 
     static let missingListen = ValidationError(
-        "serve needs --listen unix:PATH or tcp:HOST:PORT (or \"listen\" in the --config file)")
+        "serve needs --listen or --http, each unix:PATH or tcp:HOST:PORT (or \"listen\" or \"http\" in the --config file)"
+    )
 
-    /// Without a config file, --listen must be on the command line (with one, the file is read after this is
-    /// called, and `run` checks).
+    /// Without a config file, --listen or --http must be on the command line (with one, the file is read after this
+    /// is called, and `run` checks).
     func validate() throws {
-        if server.listen == nil && options.config == nil { throw Self.missingListen }
+        if server.listen == nil && server.http == nil && options.config == nil { throw Self.missingListen }
     }
 
     func run() throws {
@@ -51,21 +53,37 @@ struct ServeCommand: DecodeOptionsCommand {
             StatisticsReporter.writeError("respdecode: --index-file is for runs over files, not for serve\n")
             throw ExitCode(2)
         }
-        guard let listen = server.listen else {
+        guard server.listen != nil || server.http != nil else {
             StatisticsReporter.writeError("respdecode: \(Self.missingListen.message)\n")
             throw ExitCode(2)
         }
-        let address = try ServeOptions.address(listen)
+        var settings = ServeSettings(requestConfiguration: RequestConfiguration(base: configuration).make)
+        settings.stream = try server.listen.map(ServeOptions.address)
+        settings.http = try server.http.map(ServeOptions.address)
+        settings.maxConnections = server.maxConnections
+        settings.idleTimeout = server.idleTimeout > 0 ? server.idleTimeout : nil
+        settings.firstByteTimeout = server.firstByteTimeout > 0 ? server.firstByteTimeout : nil
+        settings.headerTimeout = server.headerTimeout > 0 ? server.headerTimeout : nil
+        settings.maxRequestBytes = server.maxRequestBytes.bytes
+        settings.maxRequests = server.maxRequests
+        settings.drainTimeout = server.drainTimeout
+        if let path = server.authTokenFile {
+            do {
+                settings.authToken = try AuthToken.read(path)
+            } catch {
+                StatisticsReporter.writeError("respdecode: serve: --auth-token-file: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         // A client that goes away must come back as EPIPE from write(2) and end its connection only.
         signal(SIGPIPE, SIG_IGN)
+        Descriptors.raiseOpenFileLimit()
         let logger = startLogging(at: level)
         try withStatistics(configuration) { statistics in
-            let server: Server
+            let server: SidecarServer
             do {
-                server = try Server(
-                    listeningOn: address, configuration: configuration, logger: logger, statistics: statistics,
-                    maxConnections: self.server.maxConnections,
-                    idleTimeout: self.server.idleTimeout > 0 ? self.server.idleTimeout : nil)
+                server = try SidecarServer(
+                    settings: settings, configuration: configuration, logger: logger, statistics: statistics)
             } catch {
                 StatisticsReporter.writeError("respdecode: serve: \(error)\n")
                 throw ExitCode(2)
@@ -80,31 +98,69 @@ struct ServeCommand: DecodeOptionsCommand {
 struct ServeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Where to listen (required): unix:PATH -- a stale socket file there is replaced, "
-                + "anything else is refused -- or tcp:HOST:PORT, HOST an IPv4 or IPv6 address or localhost, PORT 0 for any "
-                + "free port.", valueName: "address"))
+            "Where to listen for the stream protocol (records in, lines out on the same connection): unix:PATH -- a "
+                + "stale socket file there is replaced, anything else is refused; created 0600 -- or tcp:HOST:PORT, "
+                + "HOST an IPv4 or IPv6 address or localhost, PORT 0 for any free port.", valueName: "address"))
     var listen: String?
 
     @Option(
         help: ArgumentHelp(
-            "Connections served at once, 1 to 10000 (each takes two threads); more wait in the "
-                + "listen backlog until one ends.", valueName: "n"))
-    var maxConnections = 64
+            "Where to listen for the HTTP API (POST /decode, /decode/response; GET /healthz, /readyz, /metrics), "
+                + "as --listen.", valueName: "address"))
+    var http: String?
 
     @Option(
         help: ArgumentHelp(
-            "Close a connection that sends nothing for this many seconds, after writing its lines "
-                + "(a record left unfinished is truncatedRecord), or that reads none of its lines for as long; 0: never.",
+            "Connections open at once on each listener, 1 to 1000000; more wait in the listen backlog until one "
+                + "ends.", valueName: "n"))
+    var maxConnections = 10_000
+
+    @Option(
+        help: ArgumentHelp(
+            "Close a connection that sends nothing for this many seconds in the middle of a stream (after writing its "
+                + "lines; a record left unfinished is truncatedRecord), of a request body (408) or between requests, "
+                + "or that reads none of its lines for as long; 0: never.",
             valueName: "seconds"))
     var idleTimeout = 300.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Close a new connection that sends no byte within this many seconds; 0: never.", valueName: "seconds"))
+    var firstByteTimeout = 10.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Answer 408 and close when an HTTP request's head has not arrived this many seconds after its first "
+                + "byte; 0: never.", valueName: "seconds"))
+    var headerTimeout = 10.0
+
+    @Option(help: ArgumentHelp("Largest HTTP request body: 413 beyond.", valueName: "size"))
+    var maxRequestBytes = ByteSize(256 << 20)
+
+    @Option(
+        help: ArgumentHelp(
+            "HTTP requests decoding at once; beyond, 503 with Retry-After (and /readyz says 503).", valueName: "n"))
+    var maxRequests = 64
+
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the bearer token every HTTP request must carry (Authorization: Bearer TOKEN) but "
+                + "/healthz and /readyz; 401 without it. The file's one line, without its line end.", valueName: "file")
+    )
+    var authTokenFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "On SIGTERM, wait at most this many seconds for the requests and streams in flight to finish.",
+            valueName: "seconds"))
+    var drainTimeout = 30.0
 
     /// The config file keys of these options. `respdecode config` prints the decode options only, so their values
     /// are never written.
     static let configKeys: [ConfigKey] = [
-        ConfigKey("listen", .value) { _ in .null },
-        ConfigKey("max-connections", .value) { _ in .null },
-        ConfigKey("idle-timeout", .value) { _ in .null },
-    ]
+        "listen", "http", "max-connections", "idle-timeout", "first-byte-timeout", "header-timeout",
+        "max-request-bytes", "max-requests", "auth-token-file", "drain-timeout",
+    ].map { ConfigKey($0, .value) { _ in .null } }
 
     static func address(_ text: String) throws -> ListenAddress {
         do {
@@ -115,13 +171,25 @@ struct ServeOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard maxConnections >= 1 && maxConnections <= 10_000 else {
-            throw ValidationError("--max-connections must be from 1 to 10000")
+        guard maxConnections >= 1 && maxConnections <= 1_000_000 else {
+            throw ValidationError("--max-connections must be from 1 to 1000000")
         }
-        guard idleTimeout.isFinite, idleTimeout >= 0, idleTimeout <= 86400 else {
-            throw ValidationError("--idle-timeout must be a number of seconds from 0 (never) to 86400")
+        for (name, value) in [
+            ("idle-timeout", idleTimeout), ("first-byte-timeout", firstByteTimeout), ("header-timeout", headerTimeout),
+        ] {
+            guard value.isFinite, value >= 0, value <= 86400 else {
+                throw ValidationError("--\(name) must be a number of seconds from 0 (never) to 86400")
+            }
         }
+        guard drainTimeout.isFinite, drainTimeout >= 0, drainTimeout <= 86400 else {
+            throw ValidationError("--drain-timeout must be a number of seconds from 0 to 86400")
+        }
+        guard maxRequests >= 1 && maxRequests <= 100_000 else {
+            throw ValidationError("--max-requests must be from 1 to 100000")
+        }
+        guard maxRequestBytes.bytes >= 1 else { throw ValidationError("--max-request-bytes must be at least 1") }
         if let listen { _ = try Self.address(listen) }
+        if let http { _ = try Self.address(http) }
     }
 }
 

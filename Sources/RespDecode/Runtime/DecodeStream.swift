@@ -9,9 +9,12 @@ public protocol LineSink: AnyObject, Sendable {
     /// - Parameters:
     ///   - lines: the lines, each ending in a line feed; valid during the call only.
     ///   - report: what they hold, for metrics.
-    /// - Returns: whether the sink can take more now. False: the stream frames no more records until
-    ///   ``DecodeStream/outputDrained()``, so that a client that reads nothing holds at most a window of lines.
-    func deliver(_ lines: UnsafeRawBufferPointer, report: BatchReport) -> Bool
+    func deliver(_ lines: UnsafeRawBufferPointer, report: BatchReport)
+
+    /// Whether the sink can take more lines now. While it cannot, the stream frames no more records, until
+    /// ``DecodeStream/outputDrained()``: a client that reads nothing holds at most a window of lines. A sink that
+    /// turns this false must call `outputDrained()` once it is true again.
+    var hasRoom: Bool { get }
 
     /// The stream wants input again: its unframed bytes fell below ``DecodeStream/inputHighWater``.
     func wantsInput()
@@ -74,7 +77,6 @@ public final class DecodeStream: @unchecked Sendable {
     private var seenEOF = false
     private var cancelled = false
     private var taskScheduled = false
-    private var sinkFull = false
     private var askedToPause = false
     private var finishing = false
     /// A full batch waits for room in the window (set by the task, read by retires).
@@ -108,7 +110,6 @@ public final class DecodeStream: @unchecked Sendable {
         batch = output.makeBatch()
         if configuration.resolveRevisits { revisits = RevisitDigests(capacity: configuration.maxRevisitDigests) }
         output.onRetire = { [weak self] in self?.batchRetired() }
-        output.onSinkFull = { [weak self] in self?.sinkReportedFull() }
     }
 
     /// Hands over bytes read from the client.
@@ -150,12 +151,9 @@ public final class DecodeStream: @unchecked Sendable {
         }
     }
 
-    /// The sink can take lines again (after ``LineSink/deliver(_:report:)`` said it could not).
+    /// The sink can take lines again (after ``LineSink/hasRoom`` was false).
     public func outputDrained() {
-        monitor.withLock {
-            sinkFull = false
-            scheduleLocked()
-        }
+        monitor.withLock { scheduleLocked() }
     }
 
     /// Bytes handed over and not framed yet.
@@ -172,9 +170,6 @@ public final class DecodeStream: @unchecked Sendable {
         monitor.withLock { if held { scheduleLocked() } }
     }
 
-    /// The sink said it is full.
-    private func sinkReportedFull() { monitor.withLock { sinkFull = true } }
-
     /// The framing task: takes every byte that has arrived, frames it, hands the records to the pool; ends the stream
     /// once its input ended and everything is framed.
     private func frameTask() {
@@ -182,7 +177,7 @@ public final class DecodeStream: @unchecked Sendable {
             let (bytes, isEnd, eof, isCancelled, blocked) = monitor.withLock {
                 () -> ([UInt8], Bool, Bool, Bool, Bool) in
                 if cancelled { return ([], false, false, true, false) }
-                if sinkFull || (held && !output.hasRoom) {
+                if !sink.hasRoom || (held && !output.hasRoom) {
                     // Stop; a retire or a drain schedules the task again (both look at these under the lock).
                     taskScheduled = false
                     return ([], false, false, false, true)

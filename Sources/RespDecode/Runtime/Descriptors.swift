@@ -13,6 +13,15 @@ public enum Descriptors {
         return (fds[0], fds[1])
     }
 
+    /// Raises this process's soft limit on open files to its hard limit (`serve`: thousands of connections, each a
+    /// descriptor; docs/sidecar.md#semantics).
+    public static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
     /// Writes all of `bytes` to `fd`, retrying after EINTR. Returns nil, or the `errno` of the failure (EIO when
     /// `write` returned 0).
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {

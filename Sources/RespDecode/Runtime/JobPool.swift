@@ -83,6 +83,9 @@ public final class JobPool: @unchecked Sendable {
         threads = []
     }
 
+    /// Work waiting for a worker (batches and framing tasks): `serve`'s queue depth.
+    public var queueDepth: Int { monitor.withLock { queue.count } }
+
     func streamOpened() { monitor.withLock { streams += 1 } }
     func streamClosed() { monitor.withLock { streams -= 1 } }
 

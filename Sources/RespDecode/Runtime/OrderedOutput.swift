@@ -41,9 +41,8 @@ final class OrderedOutput: @unchecked Sendable {
     /// Sink mode: a worker is delivering; the lines that `finishDelivering` waits for.
     private var delivering = false
     private var whenDelivered: (@Sendable (Tally) -> Void)?
-    /// Sink mode: called (outside the lock) after each delivered batch, and when the sink says it is full.
+    /// Sink mode: called (outside the lock) after each delivered batch.
     var onRetire: (@Sendable () -> Void)?
-    var onSinkFull: (@Sendable () -> Void)?
     /// Where the batches' index lines go (`--index-file`), if anywhere.
     private let indexDescriptor: Int32?
     private let statistics: Statistics
@@ -110,7 +109,7 @@ final class OrderedOutput: @unchecked Sendable {
                 return head
             }
             guard let batch else { return }
-            let wantsMore = sink.deliver(UnsafeRawBufferPointer(batch.output.bytes), report: BatchReport(batch.tally))
+            sink.deliver(UnsafeRawBufferPointer(batch.output.bytes), report: BatchReport(batch.tally))
             tally.merge(batch.tally)
             statistics.add(batch.tally)
             let completion: (@Sendable (Tally) -> Void)? = monitor.withLock {
@@ -123,7 +122,6 @@ final class OrderedOutput: @unchecked Sendable {
                 whenDelivered = nil
                 return completion
             }
-            if !wantsMore { onSinkFull?() }
             onRetire?()
             if let completion {
                 pool.streamClosed()

@@ -17,6 +17,7 @@ public final class Shutdown: Sendable {
     private let signalNumber = Atomic<Int32>(0)
     private let wakePipe: (read: Int32, write: Int32)
     private let onStatistics = Mutex<(@Sendable () -> Void)?>(nil)
+    private let onRequest = Mutex<[@Sendable (Int32) -> Void]>([])
 
     private init() {
         wakePipe = Descriptors.makePipe() ?? (-1, -1)
@@ -39,7 +40,19 @@ public final class Shutdown: Sendable {
         if exchanged {
             var byte: UInt8 = 1
             _ = write(wakePipe.write, &byte, 1)
+            for handler in onRequest.withLock({ $0 }) { handler(number) }
         }
+    }
+
+    /// Runs `handler` (on the thread that asks for the stop) when a stop is requested, or at once if one was: how an
+    /// event loop (`serve`) hears of it without a thread polling ``wakeDescriptor``.
+    public func whenRequested(_ handler: @escaping @Sendable (Int32) -> Void) {
+        let already = onRequest.withLock { handlers -> Int32? in
+            if let number = requested { return number }
+            handlers.append(handler)
+            return nil
+        }
+        if let already { handler(already) }
     }
 
     /// What SIGUSR1 runs (on the signal thread).

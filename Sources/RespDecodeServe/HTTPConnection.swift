@@ -1,0 +1,669 @@
+internal import Glibc
+import Logging
+import NIOCore
+import NIOHTTP1
+internal import RespDecode
+import Synchronization
+
+/// One connection of the HTTP/1.1 API (docs/sidecar.md#http-api). NIO's llhttp-based decoder parses requests (its
+/// parse errors are answered 400 by `HTTPServerProtocolErrorHandler` and close the connection); this handler routes
+/// them, refuses what could smuggle or pipeline, streams a request body into a ``DecodeStream`` and its lines out as
+/// the chunked body of the answer, in order, as they are decoded.
+///
+/// Keep-alive is kept, one request at a time: a request that arrives before the answer to the one before is complete
+/// (pipelining) is answered 400 once that answer is done, and the connection is closed. Timeouts (one timer, re-armed
+/// for the nearest deadline): the first byte of a request (`--first-byte-timeout`, and between requests the idle
+/// timeout), the whole head from its first byte (`--header-timeout`: 408), silence in a body (`--idle-timeout`:
+/// 408), and an answer the client does not read (`--idle-timeout` without progress: the connection is dropped).
+final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The handlers of an HTTP connection, in order.
+    static func configure(_ pipeline: ChannelPipeline.SynchronousOperations, server: ServerContext) throws {
+        let activity = ActivityHandler()
+        try pipeline.addHandler(activity)
+        try pipeline.addHandler(HTTPResponseEncoder())
+        try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+        try pipeline.addHandler(HTTPServerProtocolErrorHandler())
+        try pipeline.addHandler(HTTPConnectionHandler(server: server, activity: activity))
+    }
+
+    /// The routes (docs/sidecar.md#http-api).
+    enum Route: String {
+        case decode = "/decode"
+        case decodeResponse = "/decode/response"
+        case healthz = "/healthz"
+        case readyz = "/readyz"
+        case metrics = "/metrics"
+
+        var methods: [HTTPMethod] {
+            switch self {
+            case .decode, .decodeResponse: [.POST]
+            case .healthz, .readyz, .metrics: [.GET, .HEAD]
+            }
+        }
+    }
+
+    /// A request being received or answered.
+    private final class Exchange {
+        let route: Route?
+        let method: HTTPMethod
+        let version: HTTPVersion
+        let keepAlive: Bool
+        var stream: DecodeStream?
+        var sink: ChannelSink?
+        var holdsSlot = false
+        /// `/decode/response`: the body, kept whole; and the head it is decoded with.
+        var body: [UInt8] = []
+        var responseHead: [UInt8] = []
+        var bodyBytes = 0
+        var headSent = false
+        var contentType = "application/x-ndjson"
+        /// A simple route's answer, sent at the request's end.
+        var simple: (status: HTTPResponseStatus, type: String, body: [UInt8], extra: [(String, String)])?
+
+        init(route: Route?, method: HTTPMethod, version: HTTPVersion = .http1_1, keepAlive: Bool) {
+            self.route = route
+            self.method = method
+            self.version = version
+            self.keepAlive = keepAlive
+        }
+    }
+
+    private enum State {
+        /// Waiting for a request's head.
+        case idle
+        /// Reading a request's body.
+        case receiving(Exchange)
+        /// The body is in; the answer is on its way.
+        case responding(Exchange)
+        /// Closing: nothing more is read or answered.
+        case closing
+    }
+
+    private let server: ServerContext
+    private let activity: ActivityHandler
+    private var logger: Logger
+    private var context: ChannelHandlerContext?
+    private var state = State.idle
+    private var id = 0
+    /// A request came while one was being answered: refused once that answer is done.
+    private var pipelined = false
+    /// A drain began: close after the answer in flight.
+    private var draining = false
+    /// The client half-closed: the answer in flight is finished, then the connection closes.
+    private var clientEnded = false
+    /// When the connection became idle (waiting for a request), and whether any request was served on it yet.
+    private var idleSince = NIODeadline.now()
+    private var served = 0
+    private var timer: Scheduled<Void>?
+
+    init(server: ServerContext, activity: ActivityHandler) {
+        self.server = server
+        self.activity = activity
+        logger = server.logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        id = server.opened(drain: { loop.execute { bound.value.drain() } })
+        logger[metadataKey: "connection"] = "\(id)"
+        server.metrics.connection("http", 1)
+        activity.onFirstByte = { bound.value.arm() }
+        becomeIdle()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        switch state {
+        case .receiving(let exchange), .responding(let exchange):
+            exchange.stream?.cancel()
+            release(exchange)
+        case .idle, .closing:
+            break
+        }
+        state = .closing
+        server.metrics.connection("http", -1)
+        server.closed(id)
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError {
+            logger.info("a malformed request: \(error) (answered 400)")
+        } else if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
+            logger.info("the connection was reset by the other end")
+        } else {
+            logger.warning("connection error: \(error)")
+        }
+        context.close(promise: nil)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, event == .inputClosed else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        clientEnded = true
+        switch state {
+        case .idle, .closing:
+            state = .closing
+            context.close(promise: nil)
+        case .receiving(let exchange):
+            // The body was cut short: nobody is left to tell.
+            exchange.stream?.cancel()
+            release(exchange)
+            state = .closing
+            context.close(promise: nil)
+        case .responding:
+            break // closed after the answer (keepsAlive is false now)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): received(head, context: context)
+        case .body(let buffer): received(buffer, context: context)
+        case .end: receivedEnd(context: context)
+        }
+    }
+
+    // MARK: requests
+
+    private func received(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard case .idle = state else {
+            if case .closing = state { return }
+            // Pipelining: nothing more is read; the answer in flight finishes, then 400 and close.
+            pipelined = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            return
+        }
+        served += 1
+        let target = head.uri
+        let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+        let route = Route(rawValue: path)
+        let keepAlive = head.isKeepAlive && !draining
+        let exchange = Exchange(route: route, method: head.method, version: head.version, keepAlive: keepAlive)
+        state = .receiving(exchange)
+        arm()
+
+        if let refusal = Self.smuggling(head) {
+            return refuse(exchange, .badRequest, refusal, context: context)
+        }
+        guard let route else {
+            return refuse(exchange, .notFound, "no such path: \(path)", context: context, closing: false)
+        }
+        guard route.methods.contains(head.method) else {
+            return refuse(
+                exchange, .methodNotAllowed, "\(path) takes \(route.methods.map(\.rawValue).joined(separator: ", "))",
+                context: context, closing: false,
+                extra: [("Allow", route.methods.map(\.rawValue).joined(separator: ", "))])
+        }
+        if route != .healthz && route != .readyz, let token = server.settings.authToken {
+            guard Self.authorized(head.headers["authorization"], token: token) else {
+                return refuse(
+                    exchange, .unauthorized, "this server needs a bearer token", context: context, closing: false,
+                    extra: [("WWW-Authenticate", "Bearer")])
+            }
+        }
+        switch route {
+        case .healthz:
+            exchange.simple = (.ok, "text/plain; charset=utf-8", Array("ok\n".utf8), [])
+        case .readyz:
+            exchange.simple =
+                server.isReady
+                ? (.ok, "text/plain; charset=utf-8", Array("ready\n".utf8), [])
+                : (
+                    .serviceUnavailable, "text/plain; charset=utf-8",
+                    Array((draining || server.isDraining ? "draining\n" : "busy\n").utf8), [("Retry-After", "1")]
+                )
+        case .metrics:
+            exchange.simple = (.ok, "text/plain; version=0.0.4; charset=utf-8", server.metrics.exposition(), [])
+        case .decode, .decodeResponse:
+            startDecoding(exchange, head: head, query: query, context: context)
+        }
+    }
+
+    private func startDecoding(
+        _ exchange: Exchange, head: HTTPRequestHead, query: String, context: ChannelHandlerContext
+    ) {
+        if let length = head.headers.first(name: "content-length").flatMap(Int.init),
+            length > server.settings.maxRequestBytes
+        {
+            return refuse(
+                exchange, .payloadTooLarge,
+                "the body is \(length) bytes; this server takes at most \(server.settings.maxRequestBytes) (--max-request-bytes)",
+                context: context)
+        }
+        if draining || server.isDraining {
+            return refuse(
+                exchange, .serviceUnavailable, "the server is stopping", context: context, extra: [("Retry-After", "1")]
+            )
+        }
+        var configuration = server.configuration
+        var writer: (any LineWriter)?
+        if !query.isEmpty {
+            do {
+                (configuration, writer) = try server.requestOptions.configuration(query: query)
+            } catch {
+                return refuse(exchange, .badRequest, "\(error)", context: context)
+            }
+        }
+        if exchange.route == .decodeResponse {
+            guard let head = Self.responseHead(head.headers) else {
+                return refuse(
+                    exchange, .badRequest, "X-Response-Status must be a status code from 100 to 999", context: context)
+            }
+            exchange.responseHead = head
+            exchange.contentType = "application/json"
+            configuration.input = .http
+        }
+        guard server.startDecoding() else {
+            return refuse(
+                exchange, .serviceUnavailable,
+                "\(server.settings.maxRequests) requests are decoding (--max-requests): try again",
+                context: context, extra: [("Retry-After", "1")])
+        }
+        exchange.holdsSlot = true
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let boundExchange = NIOLoopBound(exchange, eventLoop: context.eventLoop)
+        let sink = ChannelSink(
+            channel: context.channel, metrics: server.metrics,
+            write: { buffer, promise in bound.value.writeLines(buffer, promise: promise, for: boundExchange.value) },
+            onFinished: { _ in bound.value.finished(boundExchange.value) },
+            onWantsInput: { bound.value.resumeReading() })
+        let stream = DecodeStream(
+            configuration: configuration, pool: server.pool, statistics: server.statistics, sink: sink, writer: writer)
+        sink.attach(stream)
+        exchange.sink = sink
+        exchange.stream = stream
+        if head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        }
+    }
+
+    private func received(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        guard case .receiving(let exchange) = state, !pipelined else { return }
+        exchange.bodyBytes += buffer.readableBytes
+        server.metrics.received(bytes: buffer.readableBytes)
+        guard exchange.bodyBytes <= server.settings.maxRequestBytes else {
+            exchange.stream?.cancel()
+            return refuse(
+                exchange, .payloadTooLarge,
+                "the body is over \(server.settings.maxRequestBytes) bytes (--max-request-bytes)", context: context)
+        }
+        guard let stream = exchange.stream else { return }
+        if exchange.route == .decodeResponse {
+            exchange.body.append(contentsOf: buffer.readableBytesView)
+            return
+        }
+        let more = buffer.withUnsafeReadableBytes { stream.feed($0) }
+        if !more { context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in } }
+    }
+
+    private func receivedEnd(context: ChannelHandlerContext) {
+        guard case .receiving(let exchange) = state, !pipelined else { return }
+        state = .responding(exchange)
+        if let simple = exchange.simple {
+            return answer(exchange, simple.status, type: simple.type, body: simple.body, extra: simple.extra)
+        }
+        guard let stream = exchange.stream else { return }
+        if exchange.route == .decodeResponse {
+            // The one response: its head from the request's headers, then the body as it came.
+            var record = exchange.responseHead
+            record += Array("Content-Length: \(exchange.body.count)\r\n\r\n".utf8)
+            record += exchange.body
+            exchange.body = []
+            record.withUnsafeBytes { _ = stream.feed($0) }
+        }
+        stream.end(seenEOF: true)
+        arm()
+    }
+
+    // MARK: answers
+
+    /// A batch of lines for `exchange` (on the loop): the head first, once.
+    private func writeLines(_ buffer: ByteBuffer, promise: EventLoopPromise<Void>, for exchange: Exchange) {
+        guard let context, exchange.route != nil else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        sendHead(exchange, context: context)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
+    }
+
+    private func sendHead(_ exchange: Exchange, context: ChannelHandlerContext) {
+        guard !exchange.headSent else { return }
+        exchange.headSent = true
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: exchange.contentType)
+        headers.add(name: "Connection", value: keepsAlive(exchange) ? "keep-alive" : "close")
+        // HTTP/1.0 has no chunks: its answer ends with the connection (which is not kept alive).
+        if exchange.version.minor >= 1 { headers.add(name: "Transfer-Encoding", value: "chunked") }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: exchange.version, status: .ok, headers: headers))),
+            promise: nil)
+    }
+
+    /// Every line of `exchange` is written (on the loop).
+    private func finished(_ exchange: Exchange) {
+        release(exchange)
+        guard let context, case .responding(let current) = state, current === exchange else {
+            // Cancelled (the client went away, or the body was refused): nothing to finish.
+            return
+        }
+        server.metrics.answered(route: exchange.route?.rawValue ?? "other", status: 200)
+        sendHead(exchange, context: context)
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+        afterAnswer(exchange, written: promise.futureResult)
+    }
+
+    /// Answers `exchange` with a small body; `closing`: then close the connection (the body is not read).
+    private func refuse(
+        _ exchange: Exchange, _ status: HTTPResponseStatus, _ message: String, context: ChannelHandlerContext,
+        closing: Bool = true, extra: [(String, String)] = []
+    ) {
+        let body = Array(("{\"error\":{\"code\":\"\(status.code)\",\"message\":" + jsonString(message) + "}}\n").utf8)
+        if closing {
+            state = .responding(exchange)
+            answer(exchange, status, type: "application/json", body: body, extra: extra, close: true)
+        } else {
+            // The body (if any) is read and dropped; answered at its end.
+            exchange.simple = (status, "application/json", body, extra)
+        }
+    }
+
+    private func answer(
+        _ exchange: Exchange, _ status: HTTPResponseStatus, type: String, body: [UInt8], extra: [(String, String)],
+        close: Bool = false
+    ) {
+        guard let context else { return }
+        exchange.headSent = true
+        server.metrics.answered(route: exchange.route?.rawValue ?? "other", status: Int(status.code))
+        let keep = !close && keepsAlive(exchange)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: String(body.count))
+        headers.add(name: "Connection", value: keep ? "keep-alive" : "close")
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if exchange.method != .HEAD {
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+        if close {
+            exchange.stream?.cancel()
+            release(exchange)
+            state = .closing
+            let channel = context.channel
+            promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        afterAnswer(exchange, written: promise.futureResult)
+    }
+
+    private func keepsAlive(_ exchange: Exchange) -> Bool {
+        exchange.keepAlive && !draining && !pipelined && !clientEnded
+    }
+
+    /// After an answer: the next request, a pipelined request's 400, or the close.
+    private func afterAnswer(_ exchange: Exchange, written: EventLoopFuture<Void>) {
+        guard let context else { return }
+        let channel = context.channel
+        if pipelined {
+            state = .closing
+            let refused = Exchange(route: nil, method: .GET, keepAlive: false)
+            let body = Array(
+                "{\"error\":{\"code\":\"400\",\"message\":\"pipelined requests are not served: send one request at a time\"}}\n"
+                    .utf8)
+            server.metrics.answered(route: "other", status: 400)
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(body.count))
+            headers.add(name: "Connection", value: "close")
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))),
+                promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(channel.allocator.buffer(bytes: body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            _ = refused
+            return
+        }
+        if keepsAlive(exchange) {
+            becomeIdle()
+            return
+        }
+        state = .closing
+        written.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    private func release(_ exchange: Exchange) {
+        if exchange.holdsSlot {
+            exchange.holdsSlot = false
+            server.endDecoding()
+        }
+    }
+
+    private func becomeIdle() {
+        state = .idle
+        idleSince = .now()
+        activity.reset()
+        arm()
+    }
+
+    private func resumeReading() {
+        guard let context else { return }
+        let channel = context.channel
+        channel.setOption(ChannelOptions.autoRead, value: true).whenSuccess { channel.read() }
+    }
+
+    /// A drain (SIGTERM): an idle connection closes now; a request in flight is finished, then the connection closes.
+    private func drain() {
+        draining = true
+        guard let context else { return }
+        if case .idle = state {
+            state = .closing
+            context.close(promise: nil)
+        }
+    }
+
+    // MARK: timeouts
+
+    private func arm() {
+        guard let context else { return }
+        timer?.cancel()
+        let settings = server.settings
+        var deadlines: [NIODeadline] = []
+        switch state {
+        case .idle:
+            if activity.bytes == 0 {
+                // Before a request's first byte: the first-byte timeout on a new connection, the idle timeout (or
+                // the first-byte one, if shorter) between requests.
+                let limit =
+                    served == 0
+                    ? settings.firstByteTimeout
+                    : [settings.idleTimeout, settings.firstByteTimeout].compactMap { $0 }.min()
+                if let limit { deadlines.append(idleSince + ServerContext.amount(limit)) }
+                // The first byte re-arms the timer (ActivityHandler.onFirstByte): an idle connection costs no wake-ups.
+            } else if let header = settings.headerTimeout {
+                deadlines.append(activity.firstByte + ServerContext.amount(header))
+            }
+        case .receiving:
+            if let idle = settings.idleTimeout { deadlines.append(activity.lastRead + ServerContext.amount(idle)) }
+        case .responding:
+            if settings.idleTimeout != nil { deadlines.append(.now() + .seconds(1)) }
+        case .closing:
+            return
+        }
+        guard let next = deadlines.min() else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: next) { bound.value.timerFired() }
+    }
+
+    private func timerFired() {
+        guard let context else { return }
+        let settings = server.settings
+        let now = NIODeadline.now()
+        switch state {
+        case .idle:
+            if activity.bytes == 0 {
+                let limit =
+                    served == 0
+                    ? settings.firstByteTimeout
+                    : [settings.idleTimeout, settings.firstByteTimeout].compactMap { $0 }.min()
+                if let limit, now >= idleSince + ServerContext.amount(limit) {
+                    logger.info(
+                        served == 0 ? "the client sent nothing for \(limit) s: closed" : "idle for \(limit) s: closed")
+                    state = .closing
+                    context.close(promise: nil)
+                    return
+                }
+            } else if let header = settings.headerTimeout, now >= activity.firstByte + ServerContext.amount(header) {
+                logger.info("a request head took more than \(header) s (--header-timeout): 408")
+                let exchange = Exchange(route: nil, method: .GET, keepAlive: false)
+                state = .responding(exchange)
+                answer(
+                    exchange, .requestTimeout, type: "application/json",
+                    body: Array(
+                        "{\"error\":{\"code\":\"408\",\"message\":\"the request head did not arrive in time\"}}\n".utf8),
+                    extra: [], close: true)
+                return
+            }
+        case .receiving(let exchange):
+            if let idle = settings.idleTimeout, now >= activity.lastRead + ServerContext.amount(idle) {
+                logger.info("a request body stalled for \(idle) s: 408")
+                exchange.stream?.cancel()
+                if exchange.headSent {
+                    state = .closing
+                    context.close(promise: nil)
+                } else {
+                    refuse(exchange, .requestTimeout, "the request body stalled for \(idle) s", context: context)
+                }
+                return
+            }
+        case .responding(let exchange):
+            if let idle = settings.idleTimeout, let sink = exchange.sink, sink.pending > 0,
+                Double(sink.stalledFor) / 1e9 >= idle
+            {
+                logger.warning("the client read none of its answer for \(idle) s: dropped")
+                exchange.stream?.cancel()
+                state = .closing
+                context.close(promise: nil)
+                return
+            }
+        case .closing:
+            return
+        }
+        arm()
+    }
+
+    // MARK: checks
+
+    /// Why a head could smuggle a request past a proxy in front of us, or nil (docs/sidecar.md#protection): both
+    /// Content-Length and Transfer-Encoding, more than one Content-Length, a Transfer-Encoding other than chunked, a
+    /// header value that folds onto a next line (obs-fold) or holds a control character.
+    static func smuggling(_ head: HTTPRequestHead) -> String? {
+        let lengths = head.headers["content-length"]
+        let codings = head.headers["transfer-encoding"]
+        if !lengths.isEmpty && !codings.isEmpty { return "Content-Length with Transfer-Encoding" }
+        if lengths.count > 1 { return "more than one Content-Length" }
+        if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return "a Content-Length that is not a number"
+        }
+        if codings.count > 1 || codings.contains(where: { $0.lowercased() != "chunked" }) {
+            return "a Transfer-Encoding other than chunked"
+        }
+        for (name, value) in head.headers {
+            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) || name.isEmpty {
+                return "a header field folded or with a control character (\(name))"
+            }
+        }
+        if head.version.major != 1 { return "HTTP/\(head.version.major).\(head.version.minor) is not served" }
+        return nil
+    }
+
+    /// Whether `header` is `Bearer TOKEN` with the token, compared in constant time (for tokens of its length).
+    static func authorized(_ header: [String], token: [UInt8]) -> Bool {
+        guard header.count == 1, let value = header.first else { return false }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        let given = Array(parts[1].utf8)
+        var difference = UInt8(given.count == token.count ? 0 : 1)
+        for index in 0..<token.count {
+            difference |= token[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// The head of `/decode/response`'s one response, from the request's headers: `X-Response-Status` (200 if not
+    /// given), the request's `Content-Type` and `Content-Encoding`, and every `X-Response-Header: NAME: VALUE`.
+    static func responseHead(_ headers: HTTPHeaders) -> [UInt8]? {
+        var status = 200
+        if let given = headers.first(name: "x-response-status") {
+            guard given.count == 3, let code = Int(given), (100...999).contains(code) else { return nil }
+            status = code
+        }
+        var text = "HTTP/1.1 \(status) \r\n"
+        for name in ["content-type", "content-encoding"] {
+            for value in headers[name] { text += "\(name): \(value)\r\n" }
+        }
+        for field in headers["x-response-header"] {
+            guard let colon = field.firstIndex(of: ":"), colon != field.startIndex else { return nil }
+            text += String(field.drop { $0 == " " }) + "\r\n"
+        }
+        return Array(text.utf8)
+    }
+
+    private func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = Array("0123456789abcdef")
+                out += "\\u00" + String(hex[Int(scalar.value >> 4)]) + String(hex[Int(scalar.value & 15)])
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// First in an HTTP connection's pipeline: notes when bytes arrive (for the first-byte, header and body timeouts)
+/// and passes them on.
+final class ActivityHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// Bytes since the last ``reset()`` (a new request).
+    private(set) var bytes = 0
+    private(set) var firstByte = NIODeadline.now()
+    private(set) var lastRead = NIODeadline.now()
+
+    /// Called when a request's first byte arrives (after a reset), on the loop.
+    var onFirstByte: (() -> Void)?
+
+    func reset() { bytes = 0 }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let count = unwrapInboundIn(data).readableBytes
+        let now = NIODeadline.now()
+        let first = bytes == 0 && count > 0
+        if first { firstByte = now }
+        bytes += count
+        lastRead = now
+        if first { onFirstByte?() }
+        context.fireChannelRead(data)
+    }
+}

@@ -1,0 +1,86 @@
+import CoreMetrics
+internal import Metrics
+internal import Prometheus
+internal import RespDecode
+import Synchronization
+
+/// `GET /metrics`: what the server counts, through swift-metrics into a swift-prometheus registry, in Prometheus's
+/// text format (docs/sidecar.md#metrics).
+final class ServeMetrics: Sendable {
+    private let registry: PrometheusCollectorRegistry
+    private let pool: JobPool
+
+    private let records = Counter(label: "respdecode_records_total")
+    private let bytesIn = Counter(label: "respdecode_bytes_in_total")
+    private let bytesOut = Counter(label: "respdecode_bytes_out_total")
+    private let decodeTime = Timer(label: "respdecode_decode_duration_seconds")
+    private let queueDepth = Gauge(label: "respdecode_queue_depth")
+    private let decodingRequests = Gauge(label: "respdecode_http_requests_decoding")
+    private let openCount = Mutex<[String: Int]>([:])
+
+    /// The registry swift-metrics reports into: bootstrapped once per process (a second server in the same process,
+    /// in tests, shares it).
+    private static let shared: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Decoding a record takes microseconds to seconds.
+        factory.durationHistogramBuckets["respdecode_decode_duration_seconds"] = [
+            .microseconds(10), .microseconds(50), .microseconds(100), .microseconds(500), .milliseconds(1),
+            .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500),
+            .seconds(1), .seconds(5),
+        ]
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }()
+
+    init(pool: JobPool) {
+        registry = Self.shared
+        self.pool = pool
+    }
+
+    /// A batch of lines went out.
+    func delivered(_ report: BatchReport, bytes: Int) {
+        records.increment(by: Int64(report.records))
+        bytesOut.increment(by: Int64(bytes))
+        for (decoder, count) in report.byDecoder {
+            let ok = count.records - count.errors
+            if ok > 0 {
+                Counter(label: "respdecode_lines_total", dimensions: [("decoder", decoder), ("ok", "true")]).increment(
+                    by: Int64(ok))
+            }
+            if count.errors > 0 {
+                Counter(label: "respdecode_lines_total", dimensions: [("decoder", decoder), ("ok", "false")])
+                    .increment(by: Int64(count.errors))
+            }
+        }
+        for (code, count) in report.errorsByCode {
+            Counter(label: "respdecode_errors_total", dimensions: [("code", code)]).increment(by: Int64(count))
+        }
+        for nanoseconds in report.decodeNanoseconds { decodeTime.recordNanoseconds(Int64(clamping: nanoseconds)) }
+    }
+
+    func received(bytes: Int) { bytesIn.increment(by: Int64(bytes)) }
+
+    /// A connection opened (+1) or closed (-1) on a listener (`stream`, `http`).
+    func connection(_ listener: String, _ change: Int) {
+        let now = openCount.withLock { counts in
+            counts[listener, default: 0] += change
+            return counts[listener, default: 0]
+        }
+        Gauge(label: "respdecode_open_connections", dimensions: [("listener", listener)]).record(now)
+    }
+
+    /// An HTTP request was answered.
+    func answered(route: String, status: Int) {
+        Counter(label: "respdecode_http_requests_total", dimensions: [("route", route), ("status", String(status))])
+            .increment()
+    }
+
+    func decoding(_ count: Int) { decodingRequests.record(count) }
+
+    /// The text of `GET /metrics`.
+    func exposition() -> [UInt8] {
+        queueDepth.record(pool.queueDepth)
+        return registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,99 @@
+import Logging
+import NIOCore
+internal import RespDecode
+import Synchronization
+
+/// What every connection of a server shares: the settings, the workers, the counts, and the registry of open
+/// connections that a drain stops.
+final class ServerContext: Sendable {
+    let settings: ServeSettings
+    let configuration: Configuration
+    let pool: JobPool
+    let statistics: Statistics
+    let metrics: ServeMetrics
+    let logger: Logger
+    let requestOptions: RequestOptions
+
+    private struct State {
+        var connections: [Int: @Sendable () -> Void] = [:]
+        var nextID = 1
+        var draining = false
+        var decoding = 0
+        var whenEmpty: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    init(
+        settings: ServeSettings, configuration: Configuration, pool: JobPool, statistics: Statistics, logger: Logger
+    ) {
+        self.settings = settings
+        self.configuration = configuration
+        self.pool = pool
+        self.statistics = statistics
+        self.metrics = ServeMetrics(pool: pool)
+        self.logger = logger
+        self.requestOptions = RequestOptions(settings: settings)
+    }
+
+    /// Registers an open connection with what stops it in a drain (called on its loop, or at once if a drain has
+    /// begun). Returns its number.
+    func opened(drain: @escaping @Sendable () -> Void) -> Int {
+        let (id, draining) = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.connections[id] = drain
+            return (id, state.draining)
+        }
+        if draining { drain() }
+        return id
+    }
+
+    func closed(_ id: Int) {
+        let whenEmpty: (@Sendable () -> Void)? = state.withLock { state in
+            state.connections[id] = nil
+            guard state.draining, state.connections.isEmpty, let whenEmpty = state.whenEmpty else { return nil }
+            state.whenEmpty = nil
+            return whenEmpty
+        }
+        whenEmpty?()
+    }
+
+    var isDraining: Bool { state.withLock { $0.draining } }
+
+    /// Stops every connection (each finishes what it has in flight) and calls `whenEmpty` once all have closed.
+    func drain(whenEmpty: @escaping @Sendable () -> Void) {
+        let (stops, empty) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+            state.draining = true
+            if state.connections.isEmpty { return ([], true) }
+            state.whenEmpty = whenEmpty
+            return (Array(state.connections.values), false)
+        }
+        for stop in stops { stop() }
+        if empty { whenEmpty() }
+    }
+
+    /// Takes a place among the requests decoding at once (`--max-requests`); false when all are taken.
+    func startDecoding() -> Bool {
+        let count: Int? = state.withLock { state in
+            guard state.decoding < settings.maxRequests else { return nil }
+            state.decoding += 1
+            return state.decoding
+        }
+        if let count { metrics.decoding(count) }
+        return count != nil
+    }
+
+    func endDecoding() {
+        metrics.decoding(
+            state.withLock { state in
+                state.decoding -= 1
+                return state.decoding
+            })
+    }
+
+    /// Ready: not draining, and a request may start decoding now.
+    var isReady: Bool { state.withLock { !$0.draining && $0.decoding < settings.maxRequests } }
+
+    /// Seconds as a NIO amount.
+    static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
+}
