@@ -516,7 +516,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case .receiving:
             if let idle = settings.idleTimeout {
                 // Paused by us: the answer's progress is watched instead, once a second.
-                deadlines.append(readingPaused ? .now() + .seconds(1) : max(activity.lastRead, pausedUntil) + ServerContext.amount(idle))
+                deadlines.append(
+                    readingPaused
+                        ? .now() + .seconds(1) : max(activity.lastRead, pausedUntil) + ServerContext.amount(idle))
             }
         case .responding:
             if settings.idleTimeout != nil { deadlines.append(.now() + .seconds(1)) }
