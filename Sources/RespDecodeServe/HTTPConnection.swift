@@ -132,6 +132,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             break
         }
         state = .closing
+        // The first-byte callback holds this handler: drop it, or the two keep each other for ever.
+        activity.onFirstByte = nil
         server.metrics.connection("http", -1)
         server.closed(id)
         self.context = nil
@@ -459,11 +461,15 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         written.whenComplete { _ in channel.close(promise: nil) }
     }
 
+    /// The exchange is over (answered, refused, cut off): its slot goes back, and it lets go of its sink, whose
+    /// callbacks hold the exchange (the stream keeps the sink while it still delivers).
     private func release(_ exchange: Exchange) {
         if exchange.holdsSlot {
             exchange.holdsSlot = false
             server.endDecoding()
         }
+        exchange.sink = nil
+        exchange.stream = nil
     }
 
     private func becomeIdle() {

@@ -101,7 +101,9 @@ final class StreamConnectionHandler: ChannelInboundHandler {
             }
             stream?.cancel()
         }
+        // The sink's callbacks hold this handler: drop it, or handler and sink keep each other for ever.
         stream = nil
+        sink = nil
         server.metrics.connection("stream", -1)
         server.closed(id)
         logger.debug("closed")
