@@ -57,24 +57,35 @@ final class ChannelSink: LineSink, @unchecked Sendable {
     /// Nanoseconds (monotonic) since the socket last took bytes, or since the sink was made.
     var stalledFor: UInt64 { Self.now &- lastProgress.load(ordering: .relaxed) }
 
+    /// Largest piece written at once: each piece's completion is progress, so a client that reads slowly but
+    /// steadily is never taken for one that reads nothing (a batch's lines can be megabytes).
+    static let pieceBytes = 64 << 10
+
     func deliver(_ lines: UnsafeRawBufferPointer, report: BatchReport) {
         metrics.delivered(report, bytes: lines.count)
         guard !lines.isEmpty else { return }
-        let buffer = allocator.buffer(bytes: lines)
-        let count = lines.count
-        let before = pendingBytes.wrappingAdd(count, ordering: .acquiringAndReleasing).oldValue
+        let before = pendingBytes.wrappingAdd(lines.count, ordering: .acquiringAndReleasing).oldValue
         if before == 0 { lastProgress.store(Self.now, ordering: .relaxed) }
-        if before + count >= Self.highWater { full.store(true, ordering: .sequentiallyConsistent) }
-        let promise = eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { [self] _ in
-            lastProgress.store(Self.now, ordering: .relaxed)
-            let left = pendingBytes.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue
-            if left < Self.lowWater, full.exchange(false, ordering: .sequentiallyConsistent) {
-                stream.withLock { $0 }?.outputDrained()
+        if before + lines.count >= Self.highWater { full.store(true, ordering: .sequentiallyConsistent) }
+        var pieces: [(ByteBuffer, EventLoopPromise<Void>)] = []
+        var start = 0
+        while start < lines.count {
+            let end = min(start + Self.pieceBytes, lines.count)
+            let count = end - start
+            let promise = eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { [self] _ in
+                lastProgress.store(Self.now, ordering: .relaxed)
+                let left = pendingBytes.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue
+                if left < Self.lowWater, full.exchange(false, ordering: .sequentiallyConsistent) {
+                    stream.withLock { $0 }?.outputDrained()
+                }
             }
+            pieces.append((allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: lines[start..<end])), promise))
+            start = end
         }
         let write = write
-        eventLoop.execute { write(buffer, promise) }
+        let sendable = pieces
+        eventLoop.execute { for (buffer, promise) in sendable { write(buffer, promise) } }
     }
 
     func wantsInput() { eventLoop.execute(onWantsInput) }

@@ -199,6 +199,8 @@ public final class DecodeStream: @unchecked Sendable {
                 output.submit(batch)
                 batch = output.makeBatch()
                 monitor.withLock { held = false }
+                // The records after the held batch are still in the buffer: frame them now, not when more comes.
+                if !frame(last: false) { continue }
             }
             if !bytes.isEmpty {
                 buffer.write(bytes)

@@ -151,9 +151,6 @@ public final class JobPool: @unchecked Sendable {
             let decoder = batch.writer ?? decoder
             for (framed, source) in batch.items {
                 let started = timesRecords ? MonotonicClock.nanoseconds : 0
-                defer {
-                    if timesRecords { batch.tally.decodeNanoseconds.append(MonotonicClock.nanoseconds &- started) }
-                }
                 // The WARC payload digest is checked here, on the workers, not on the one reading thread.
                 let item = decoder.checksPayloadDigests ? framed : framed.checkingPayloadDigest()
                 let outcome: LineOutcome
@@ -169,6 +166,10 @@ public final class JobPool: @unchecked Sendable {
                     outcome = decoder.writeLine(for: item, source: source, into: batch.output)
                 }
                 batch.tally.count(outcome)
+                // One time per record the report counts (not the skipped ones, nor those written undecoded).
+                if timesRecords && outcome.skippedBy == nil && outcome.decoded {
+                    batch.tally.decodeNanoseconds.append(MonotonicClock.nanoseconds &- started)
+                }
                 if let index { _ = index.writeLine(for: item, source: source, into: batch.indexOutput) }
             }
             // The bodies are not needed any more: free them before the batch waits for its turn to be written.
