@@ -41,6 +41,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case cbor
     /// The protobuf decoder, on the input as one message and as gRPC frames (docs/decoding.md#protobuf).
     case protobuf
+    /// `serve`'s push-driven stream (``DecodeStream``): the input, after a chunking schedule, fed in chunks gives the
+    /// bytes of the input fed whole and those of ``StreamRunner`` (DecodeStreamTarget.swift).
+    case decodeStream = "decode-stream"
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -86,6 +89,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .protobuf:
             BodyTarget.run(data, decoder: "protobuf", mimeType: "application/x-protobuf")
             BodyTarget.run(data, decoder: "protobuf", mimeType: "application/grpc-web+proto")
+        case .decodeStream: DecodeStreamTarget.run(data)
         }
     }
 
