@@ -7,8 +7,9 @@ import RespDecode
 /// exactly those ``StreamRunner`` writes reading it from a descriptor; `finished` comes once, and nothing after it.
 ///
 /// The fuzz input is `n`, then `n` schedule bytes, then the input (`n` at most what follows). A schedule byte `b`
-/// is a chunk of `b + 1` bytes below 0x80, of `(b - 0x7F) × 509` bytes from 0x80 to 0xFE; 0xFF turns the sink full,
-/// or back to having room. The schedule repeats; none: the input in one piece.
+/// is a chunk of `b + 1` bytes below 0x80, of `(b - 0x7F) × 509` bytes from 0x80 to 0xFE (at least 1/1024 of the
+/// input); 0xFF turns the sink full, or back to having room. The schedule repeats; none: the input in one piece. Each
+/// piece is fed once the stream has taken the one before, so that framing sees the input in these pieces.
 enum DecodeStreamTarget {
     /// Two workers, shared by every run, as `serve`'s connections share theirs.
     static let configuration: Configuration = {
@@ -78,11 +79,20 @@ enum DecodeStreamTarget {
                         sink.setFull(!sink.hasRoom)
                         if cuts { continue }
                     } else {
-                        size = min(size, b < 0x80 ? Int(b) + 1 : Int(b - 0x7F) * 509)
+                        // At most about 1,024 feeds, so that a large input fed a byte at a time stays fast.
+                        let chunk = max(b < 0x80 ? Int(b) + 1 : Int(b - 0x7F) * 509, raw.count / 1024)
+                        size = min(size, chunk)
                     }
                 }
                 stream.feed(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
                 start += size
+                // Until the framing task has taken the piece (unless the sink holds it up): it then sees the input in
+                // these pieces, not in whatever piled up meanwhile.
+                var spins = 0
+                while !schedule.isEmpty && sink.hasRoom && stream.waitingBytes > 0 && spins < 10_000 {
+                    sched_yield()
+                    spins += 1
+                }
             }
         }
         sink.setFull(false)
