@@ -510,6 +510,30 @@ struct DecodeStreamTests {
     }
 
     @Test(arguments: [1, 3])
+    func endWhileTheSinkIsFullFinishesOnceItDrains(jobs: Int) throws {
+        let configuration = Self.configuration(jobs: jobs)
+        let pool = JobPool(configuration: configuration)
+        defer { pool.close() }
+        let input = Self.responses(3_000)
+        let reference = try Self.runnerOutput(input, configuration)
+        let (stream, sink) = Self.makeStream(configuration, pool: pool, sink: CollectingSink(full: true))
+        Self.feed(stream, input, chunk: 4096)
+        stream.end(seenEOF: true)
+        usleep(200_000)
+        #expect(sink.finishes == 0)
+        #expect(sink.deliveries == 0)
+        // A drain that is not one (still full) changes nothing.
+        stream.outputDrained()
+        usleep(100_000)
+        #expect(sink.deliveries == 0)
+        sink.setFull(false)
+        try #require(sink.waitFinished())
+        #expect(Self.difference(sink.bytes, reference.lines) == nil)
+        #expect(sink.finishes == 1)
+        #expect(sink.summary?.records == 3_000)
+    }
+
+    @Test(arguments: [1, 3])
     func cancelWhileTheSinkIsFullFinishes(jobs: Int) throws {
         let configuration = Self.configuration(jobs: jobs)
         let pool = JobPool(configuration: configuration)
