@@ -43,6 +43,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case protobuf
     /// `respdecode serve`'s HTTP API end to end: the input is one client's bytes (docs/sidecar.md#http-api).
     case serve
+    /// `serve`'s push-driven stream (``DecodeStream``): the input, after a chunking schedule, fed in chunks gives the
+    /// bytes of the input fed whole and those of ``StreamRunner`` (DecodeStreamTarget.swift).
+    case decodeStream = "decode-stream"
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -89,6 +92,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             BodyTarget.run(data, decoder: "protobuf", mimeType: "application/x-protobuf")
             BodyTarget.run(data, decoder: "protobuf", mimeType: "application/grpc-web+proto")
         case .serve: ServeTarget.run(data)
+        case .decodeStream: DecodeStreamTarget.run(data)
         }
     }
 

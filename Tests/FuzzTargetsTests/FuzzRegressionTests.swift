@@ -53,6 +53,16 @@ struct FuzzRegressionTests {
         target.run([UInt8](data))
     }
 
+    /// The `decode-stream` target on every sample input, whole, a byte at a time, and in chunks with the sink full
+    /// now and then (its first byte counts the schedule bytes after it).
+    @Test(arguments: ["capture.http", "documents.http", "traffic.warc.gz", "traffic.har", "traffic.ndjson"])
+    func samplesKeepTheStreamInvariants(_ file: String) throws {
+        let data = [UInt8](try Data(contentsOf: Self.samples.appendingPathComponent(file)))
+        for schedule: [UInt8] in [[], [0], [6, 0xFF, 16, 0xFF], [0x90, 2, 0xFF, 0x7F, 0xFF], [0xFF]] {
+            FuzzTarget.decodeStream.run([UInt8(schedule.count)] + schedule + data)
+        }
+    }
+
     /// The WACZ target on the WARC sample in a WACZ, stored and deflated, and on ZIP files that are not WACZ files.
     @Test func waczTargetKeepsItsInvariants() throws {
         let warc = [UInt8](try Data(contentsOf: Self.samples.appendingPathComponent("traffic.warc.gz")))

@@ -21,6 +21,11 @@ public enum InputDetection {
     /// indented `{` and `"log"`.
     public static let prefixLength = 64
 
+    /// Bytes a reader takes in while they cannot decide yet (white space before a `{`, a `WAR` split from its `C`)
+    /// before the input is read as raw HTTP anyway: however the input arrives, in one read or byte by byte, the
+    /// decision is the same (docs/framings.md#detection).
+    public static let maxUndecidedBytes = 64 * 1024
+
     /// What the first bytes say.
     public enum Decision: Sendable, Hashable {
         /// This framing.

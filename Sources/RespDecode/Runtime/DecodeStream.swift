@@ -2,8 +2,10 @@ import Glibc
 
 /// Where a ``DecodeStream``'s lines go: `serve`'s connections and HTTP requests, on their event loop.
 ///
-/// Every call comes from a worker thread, one at a time for a stream, in order: a sink hands the bytes to its event
-/// loop (copying them: they are reused after the call) and returns.
+/// Every call comes from a worker thread. ``deliver(_:report:)`` calls come one at a time for a stream, in order, and
+/// ``finished(_:)`` after the last of them; ``wantsInput()`` may come from another worker at any time, during a
+/// delivery or even after `finished` (a sink ignores it then). A sink hands the bytes to its event loop (copying
+/// them: they are reused after the call) and returns.
 public protocol LineSink: AnyObject, Sendable {
     /// One batch's lines, in input order after every batch delivered before.
     /// - Parameters:
@@ -254,8 +256,10 @@ public final class DecodeStream: @unchecked Sendable {
     /// the input is dropped. Returns false while undecided.
     private func decide(last: Bool) -> Bool {
         let decision = buffer.withBytes(in: buffer.readerIndex..<buffer.writerIndex, InputDetection.decide)
-        if !last && buffer.readableBytes < InputDetection.prefixLength
-            && (configuration.input == .auto && decision == .undecided)
+        // As the runner does: while the bytes cannot decide, wait for more (up to a bound), so that the decision does
+        // not depend on how the input was cut.
+        if !last && (configuration.input == .auto || configuration.input == .warc) && decision == .undecided
+            && buffer.readableBytes < InputDetection.maxUndecidedBytes
         {
             return false
         }

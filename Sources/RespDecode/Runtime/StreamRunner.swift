@@ -216,8 +216,9 @@ public final class StreamRunner {
         func decision() -> InputDetection.Decision {
             buffer.withBytes(in: buffer.readerIndex..<buffer.writerIndex, InputDetection.decide)
         }
-        while buffer.readableBytes < InputDetection.prefixLength
-            && (buffer.readableBytes == 0 || inputReady(fd) || configuration.input == .auto && decision() == .undecided)
+        let detecting = configuration.input == .auto || configuration.input == .warc
+        while buffer.readableBytes < InputDetection.prefixLength && (buffer.readableBytes == 0 || inputReady(fd))
+            || detecting && buffer.readableBytes < InputDetection.maxUndecidedBytes && decision() == .undecided
         {
             let n = readSome(fd, into: &buffer, input: input)
             if n <= 0 {
