@@ -151,6 +151,76 @@ extension EndToEndTests {
             #expect(server.stop().status == 0)
         }
 
+        /// A `/decode/response` request of a gzip body whose one line is `megabytes` MB long.
+        static func largeAnswerRequest(megabytes: Int) -> [UInt8] {
+            let json =
+                Array("{\"s\":\"".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: megabytes << 20)
+                + Array("\"}".utf8)
+            let body = HostileDocumentTests.HostileEncodingTests.gzip(data: json)
+            return HTTP.request(
+                "/decode/response", headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                body: body)
+        }
+
+        /// The HTTP connections the server counts as open, from /metrics on a new connection (itself included).
+        static func openHTTPConnections(_ server: HTTP.Sidecar) throws -> Double {
+            try HTTP.metrics(try Connection(server.http)).value("respdecode_open_connections", ["listener": "http"])
+        }
+
+        /// A small request whose one answer is large (a gzip body of 24 MB of JSON, its line as long), never
+        /// read: the body is all in, so the answer is what stalls; the server lets go of the connection within
+        /// --idle-timeout of the stall (seen in /metrics: the kernel may hold its FIN behind the unread bytes), and
+        /// serves others.
+        @Test func aSmallRequestWithALargeAnswerNeverReadIsDropped() throws {
+            let server = try HTTP.Sidecar(["--jobs", "2", "--idle-timeout", "1"])
+            let request = Self.largeAnswerRequest(megabytes: 24)
+            let reader = try Connection(server.http)
+            #expect(reader.sendWithoutReading(request, progressTimeout: 3).0 == request.count)
+            let started = Date()
+            var open = try Self.openHTTPConnections(server)
+            #expect(open == 2, "the reader and the scraper")
+            while open > 1 && Date().timeIntervalSince(started) < 6 {
+                usleep(100_000)
+                open = try Self.openHTTPConnections(server)
+            }
+            let seconds = Date().timeIntervalSince(started)
+            print("a large answer never read: let go \(open == 1) after \(String(format: "%.2f", seconds)) s")
+            #expect(open == 1, "let go after --idle-timeout")
+            #expect(seconds > 0.8, "not before --idle-timeout")
+            reader.close()
+            let other = try Connection(server.http)
+            #expect(try other.exchange(HTTP.request("/decode", body: Self.records(3)))?.lineCount == 3)
+            #expect(server.stop().status == 0)
+        }
+
+        /// A client that reads a large answer slowly but steadily (never stalling for --idle-timeout) gets all of
+        /// it: the connection is not idle while its answer is still being written, whatever --first-byte-timeout
+        /// says (docs/sidecar.md#semantics: only a client that reads none of its lines for --idle-timeout is
+        /// dropped).
+        @Test func aSlowButSteadyReaderGetsAllOfALargeAnswer() throws {
+            let server = try HTTP.Sidecar(["--jobs", "2", "--idle-timeout", "3", "--first-byte-timeout", "0.5"])
+            let reader = try Connection(server.http)
+            #expect(reader.sendWithoutReading(Self.largeAnswerRequest(megabytes: 8), progressTimeout: 3).0 > 0)
+            let started = Date()
+            var got: [UInt8] = []
+            var complete = false
+            while !complete && Date().timeIntervalSince(started) < 15 {
+                // About 2.5 MB/s: 256 KiB every 100 ms.
+                usleep(100_000)
+                var chunk = [UInt8](repeating: 0, count: 256 << 10)
+                let n = recv(reader.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                if n == 0 || n < 0 && errno != EAGAIN { break }
+                if n > 0 { got += chunk.prefix(n) }
+                complete = try HTTP.parse(got[...])?.0.complete ?? false
+            }
+            let read = got.count
+            print(
+                "a steady reader: \(read) bytes in \(String(format: "%.2f", Date().timeIntervalSince(started))) s, "
+                    + "complete \(complete)")
+            #expect(complete, "the whole answer arrived, not the first \(read) bytes")
+            #expect(server.stop().status == 0)
+        }
+
         /// SIGTERM while six clients are in the middle of their bodies (each already answering lines, so its head
         /// was accepted): each sends the rest and gets every one of its 300 lines, in order, with `Connection:
         /// close`; an idle keep-alive connection is closed without a byte; no probe after the signal is told

@@ -493,6 +493,30 @@ extension EndToEndTests {
             #expect(server.stop().status == 0)
         }
 
+        /// `Expect: 100-continue` is answered `100 Continue` before the body is sent; a client that half-closes
+        /// right after its request still gets its whole answer, then the close.
+        @Test func expectContinueAndAHalfCloseAfterTheRequest() throws {
+            let server = try Sidecar()
+            let body = Self.record(#"{"c":1}"#)
+            let connection = try Connection(server.http)
+            connection.send(
+                Array(
+                    "POST /decode HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: \(body.count)\r\n\r\n"
+                        .utf8))
+            #expect(try connection.waitFor { $0.status == 100 }, "100 Continue before the body")
+            connection.send(body)
+            let answer = try #require(try connection.response())
+            #expect(answer.status == 200 && answer.text.contains(#""value":{"c":1}"#))
+
+            let closing = try Connection(server.http)
+            closing.send(Self.request("/decode", body: try Self.sample("capture.http")))
+            closing.halfClose()
+            let whole = try #require(try closing.response(timeout: 10))
+            #expect(whole.body == (try ServeTests.stdinOutput("capture.http")))
+            #expect(closing.readToEnd())
+            #expect(server.stop().status == 0)
+        }
+
         // MARK: POST /decode/response
 
         /// The response's head from the request's headers: X-Response-Status, Content-Type, Content-Encoding (a real
