@@ -28,8 +28,8 @@ extension EndToEndTests {
             try HTTP.lines(body).map { ($0["value"] as? [String: Any])?["n"] as? Int }
         }
 
-        /// A client that resets its connection in the middle of a large body, and one that half-closes in the
-        /// middle of its body, disturb no other request: one open all along gets every line in order, their
+        /// A client that resets its connection in the middle of a large body, one that resets while its answer
+        /// streams, and one that half-closes in the middle of its body, disturb no other request: one open all along gets every line in order, their
         /// places among --max-requests are given back, and nothing is logged above info.
         @Test func aResetAndAHalfCloseMidRequestDisturbNoOther() throws {
             let server = try HTTP.Sidecar(["--jobs", "2", "--max-requests", "3"])
@@ -43,6 +43,12 @@ extension EndToEndTests {
             vanishing.send(big.prefix(big.count / 2))
             #expect(try vanishing.waitFor { $0.lineCount > 0 }, "decoding when reset")
             vanishing.reset()
+
+            // One reset while its answer streams: the body is all in, the answer is not read.
+            let answered = try Connection(server.http)
+            answered.send(Array("POST /decode HTTP/1.1\r\nHost: x\r\nContent-Length: \(big.count)\r\n\r\n".utf8))
+            _ = answered.sendWithoutReading(big, progressTimeout: 1)
+            answered.reset()
 
             let halfway = try Connection(server.http)
             halfway.send(
