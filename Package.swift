@@ -109,7 +109,13 @@ let package = Package(
         // generator; and libzip's writer, for the WACZ files the tests make. The library's public API only.
         .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode", "CZip"]),
         // One fuzz target per parser, through the library's public API only (see FuzzTarget.swift).
-        .target(name: "FuzzTargets", dependencies: ["RespDecode", "RespDecodeTestSupport"]),
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "RespDecode", "RespDecodeTestSupport", "RespDecodeServe",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(name: "respdecode-fuzz", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "RespDecodeTests",

@@ -41,6 +41,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case cbor
     /// The protobuf decoder, on the input as one message and as gRPC frames (docs/decoding.md#protobuf).
     case protobuf
+    /// `respdecode serve`'s HTTP API end to end: the input is one client's bytes (docs/sidecar.md#http-api).
+    case serve
 
     /// Runs the target on one input.
     public func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -86,6 +88,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .protobuf:
             BodyTarget.run(data, decoder: "protobuf", mimeType: "application/x-protobuf")
             BodyTarget.run(data, decoder: "protobuf", mimeType: "application/grpc-web+proto")
+        case .serve: ServeTarget.run(data)
         }
     }
 

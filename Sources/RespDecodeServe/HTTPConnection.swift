@@ -94,6 +94,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var draining = false
     /// The client half-closed: the answer in flight is finished, then the connection closes.
     private var clientEnded = false
+    /// Reading is paused because the request's stream holds enough unframed input (its lines are not being read
+    /// fast enough): silence then is ours, not the client's.
+    private var readingPaused = false
+    /// When reading last resumed after a pause (the body's silence is counted from then at the earliest).
+    private var pausedUntil = NIODeadline.uptimeNanoseconds(0)
     /// When the connection became idle (waiting for a request), and whether any request was served on it yet.
     private var idleSince = NIODeadline.now()
     private var served = 0
@@ -127,6 +132,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             break
         }
         state = .closing
+        // The first-byte callback holds this handler: drop it, or the two keep each other for ever.
+        activity.onFirstByte = nil
         server.metrics.connection("http", -1)
         server.closed(id)
         self.context = nil
@@ -134,7 +141,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is HTTPParserError {
+        if case .closing = state {
+            // What a connection we are closing leaves behind (a body cut off by our own close).
+            logger.debug("after closing: \(error)")
+        } else if error is HTTPParserError {
             logger.info("a malformed request: \(error) (answered 400)")
         } else if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
             logger.info("the connection was reset by the other end")
@@ -304,7 +314,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             return
         }
         let more = buffer.withUnsafeReadableBytes { stream.feed($0) }
-        if !more { context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in } }
+        if !more {
+            readingPaused = true
+            arm()
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        }
     }
 
     private func receivedEnd(context: ChannelHandlerContext) {
@@ -447,11 +461,15 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         written.whenComplete { _ in channel.close(promise: nil) }
     }
 
+    /// The exchange is over (answered, refused, cut off): its slot goes back, and it lets go of its sink, whose
+    /// callbacks hold the exchange (the stream keeps the sink while it still delivers).
     private func release(_ exchange: Exchange) {
         if exchange.holdsSlot {
             exchange.holdsSlot = false
             server.endDecoding()
         }
+        exchange.sink = nil
+        exchange.stream = nil
     }
 
     private func becomeIdle() {
@@ -462,7 +480,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     private func resumeReading() {
+        readingPaused = false
+        pausedUntil = .now()
         guard let context else { return }
+        arm()
         let channel = context.channel
         channel.setOption(ChannelOptions.autoRead, value: true).whenSuccess { channel.read() }
     }
@@ -499,7 +520,12 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 deadlines.append(activity.firstByte + ServerContext.amount(header))
             }
         case .receiving:
-            if let idle = settings.idleTimeout { deadlines.append(activity.lastRead + ServerContext.amount(idle)) }
+            if let idle = settings.idleTimeout {
+                // Paused by us: the answer's progress is watched instead, once a second.
+                deadlines.append(
+                    readingPaused
+                        ? .now() + .seconds(1) : max(activity.lastRead, pausedUntil) + ServerContext.amount(idle))
+            }
         case .responding:
             if settings.idleTimeout != nil { deadlines.append(.now() + .seconds(1)) }
         case .closing:
@@ -540,7 +566,18 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 return
             }
         case .receiving(let exchange):
-            if let idle = settings.idleTimeout, now >= activity.lastRead + ServerContext.amount(idle) {
+            if let idle = settings.idleTimeout, readingPaused, let sink = exchange.sink, sink.pending > 0,
+                Double(sink.stalledFor) / 1e9 >= idle
+            {
+                logger.warning("the client read none of its answer for \(idle) s: dropped")
+                exchange.stream?.cancel()
+                state = .closing
+                context.close(promise: nil)
+                return
+            }
+            if let idle = settings.idleTimeout, !readingPaused,
+                now >= max(activity.lastRead, pausedUntil) + ServerContext.amount(idle)
+            {
                 logger.info("a request body stalled for \(idle) s: 408")
                 exchange.stream?.cancel()
                 if exchange.headSent {

@@ -10,12 +10,13 @@ final class ServeMetrics: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let pool: JobPool
 
-    private let records = Counter(label: "respdecode_records_total")
-    private let bytesIn = Counter(label: "respdecode_bytes_in_total")
-    private let bytesOut = Counter(label: "respdecode_bytes_out_total")
-    private let decodeTime = Timer(label: "respdecode_decode_duration_seconds")
-    private let queueDepth = Gauge(label: "respdecode_queue_depth")
-    private let decodingRequests = Gauge(label: "respdecode_http_requests_decoding")
+    // Made after swift-metrics is bootstrapped (in `init`): made before, they would report nowhere.
+    private let records: CoreMetrics.Counter
+    private let bytesIn: CoreMetrics.Counter
+    private let bytesOut: CoreMetrics.Counter
+    private let decodeTime: CoreMetrics.Timer
+    private let queueDepth: CoreMetrics.Gauge
+    private let decodingRequests: CoreMetrics.Gauge
     private let openCount = Mutex<[String: Int]>([:])
 
     /// The registry swift-metrics reports into: bootstrapped once per process (a second server in the same process,
@@ -36,6 +37,12 @@ final class ServeMetrics: Sendable {
     init(pool: JobPool) {
         registry = Self.shared
         self.pool = pool
+        records = Counter(label: "respdecode_records_total")
+        bytesIn = Counter(label: "respdecode_bytes_in_total")
+        bytesOut = Counter(label: "respdecode_bytes_out_total")
+        decodeTime = Timer(label: "respdecode_decode_duration_seconds")
+        queueDepth = Gauge(label: "respdecode_queue_depth")
+        decodingRequests = Gauge(label: "respdecode_http_requests_decoding")
     }
 
     /// A batch of lines went out.

@@ -91,8 +91,10 @@ final class ServerContext: Sendable {
             })
     }
 
-    /// Ready: not draining, and a request may start decoding now.
-    var isReady: Bool { state.withLock { !$0.draining && $0.decoding < settings.maxRequests } }
+    /// Ready: not draining, a request may start decoding now, and the workers are not saturated.
+    var isReady: Bool {
+        state.withLock { !$0.draining && $0.decoding < settings.maxRequests } && !pool.isSaturated
+    }
 
     /// Seconds as a NIO amount.
     static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }

@@ -31,6 +31,8 @@ final class StreamConnectionHandler: ChannelInboundHandler {
     private var clientEnded = false
     private var finished = false
     private var closing = false
+    /// Reading is paused because the stream holds enough unframed input: silence then is ours, not the client's.
+    private var readingPaused = false
     private var timer: Scheduled<Void>?
 
     init(server: ServerContext) {
@@ -70,7 +72,10 @@ final class StreamConnectionHandler: ChannelInboundHandler {
         lastRead = .now()
         server.metrics.received(bytes: buffer.readableBytes)
         let more = buffer.withUnsafeReadableBytes { stream.feed($0) }
-        if !more { context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
+        if !more {
+            readingPaused = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -96,7 +101,9 @@ final class StreamConnectionHandler: ChannelInboundHandler {
             }
             stream?.cancel()
         }
+        // The sink's callbacks hold this handler: drop it, or handler and sink keep each other for ever.
         stream = nil
+        sink = nil
         server.metrics.connection("stream", -1)
         server.closed(id)
         logger.debug("closed")
@@ -140,6 +147,8 @@ final class StreamConnectionHandler: ChannelInboundHandler {
     }
 
     private func resumeReading() {
+        readingPaused = false
+        lastRead = .now()
         guard let context, !inputEnded else { return }
         let channel = context.channel
         channel.setOption(ChannelOptions.autoRead, value: true).whenSuccess { channel.read() }
@@ -162,9 +171,9 @@ final class StreamConnectionHandler: ChannelInboundHandler {
             deadlines.append(connectedAt + ServerContext.amount(first))
         }
         if let idle = server.settings.idleTimeout {
-            if !inputEnded { deadlines.append(lastRead + ServerContext.amount(idle)) }
+            if !inputEnded && !readingPaused { deadlines.append(lastRead + ServerContext.amount(idle)) }
             // Lines waiting for the client: looked at once a second (an idle connection costs no wake-ups).
-            if inputEnded || (sink?.pending ?? 0) > 0 { deadlines.append(.now() + .seconds(1)) }
+            if inputEnded || readingPaused || (sink?.pending ?? 0) > 0 { deadlines.append(.now() + .seconds(1)) }
         }
         guard let next = deadlines.min() else { return }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -183,7 +192,7 @@ final class StreamConnectionHandler: ChannelInboundHandler {
             return
         }
         if let idle = server.settings.idleTimeout {
-            if !inputEnded, now >= lastRead + ServerContext.amount(idle) {
+            if !inputEnded, !readingPaused, now >= lastRead + ServerContext.amount(idle) {
                 logger.notice("nothing from the connection for \(idle) s: taken as its end")
                 inputEnded = true
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }

@@ -67,4 +67,17 @@ struct FuzzRegressionTests {
         FuzzTarget.wacz.run(ZipFiles.overlapping(Array(warc.prefix(500)), count: 20))
         FuzzTarget.wacz.run(Array("PK\u{3}\u{4}".utf8))
     }
+
+    /// The serve target (an HTTP server in this process) on requests of every kind: a decode of a sample, a refused
+    /// smuggling shape, garbage, nothing, a head that never ends; each gets a status line or a close, not a hang.
+    @Test func serveTargetKeepsItsInvariants() throws {
+        let body = [UInt8](try Data(contentsOf: Self.samples.appendingPathComponent("capture.http")))
+        FuzzTarget.serve.run(
+            Array("POST /decode HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        FuzzTarget.serve.run(
+            Array("POST /decode HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        FuzzTarget.serve.run([0, 1, 2, 0xFF, 0x0D, 0x0A])
+        FuzzTarget.serve.run([])
+        FuzzTarget.serve.run(Array("GET /healthz HTTP/1.1\r\nX: ".utf8))
+    }
 }

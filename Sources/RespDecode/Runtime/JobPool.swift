@@ -86,6 +86,10 @@ public final class JobPool: @unchecked Sendable {
     /// Work waiting for a worker (batches and framing tasks): `serve`'s queue depth.
     public var queueDepth: Int { monitor.withLock { queue.count } }
 
+    /// Whether more work waits than the workers can take up soon: four streams' windows of batches queued
+    /// (`serve`'s `/readyz`).
+    public var isSaturated: Bool { queueDepth >= 4 * window }
+
     func streamOpened() { monitor.withLock { streams += 1 } }
     func streamClosed() { monitor.withLock { streams -= 1 } }
 
