@@ -920,6 +920,46 @@ extension EndToEndTests {
             #expect(server.stop().status == 0)
         }
 
+        /// Every refusal carries the documented small JSON body `{"error":{"code":"STATUS","message":…}}`
+        /// (docs/sidecar.md#http-api), whether the handler or llhttp refused.
+        @Test func refusalsCarryAJSONErrorBody() throws {
+            let folder = try Folder()
+            let tokenFile = folder.path("token")
+            try Data("t0ken\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+            let server = try Sidecar(["--max-request-bytes", "100", "--auth-token-file", tokenFile])
+            let authorized = [("Authorization", "Bearer t0ken")]
+            let requests: [(String, [UInt8])] = [
+                ("404", Self.request("GET", "/nope", headers: authorized)),
+                ("405", Self.request("GET", "/decode", headers: authorized)),
+                ("401", Self.request("/decode", body: Self.record("{}"))),
+                ("413", Self.request("/decode", headers: authorized, body: [UInt8](repeating: 0x20, count: 101))),
+                ("400", Self.request("/decode?frobnicate=1", headers: authorized, body: [])),
+                (
+                    "400",
+                    Array(
+                        "POST /decode HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"
+                            .utf8)
+                ),
+                (
+                    "400",
+                    Array(
+                        "POST /decode HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx"
+                            .utf8)
+                ),
+                ("400", Array("POST /decode HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n".utf8)),
+            ]
+            for (status, request) in requests {
+                let response = try #require(try Connection(server.http).exchange(request), "\(status)")
+                #expect("\(response.status)" == status)
+                #expect(response.header("Content-Type") == "application/json", "\(status): \(response.headers)")
+                let shown = String(decoding: request.prefix(60), as: UTF8.self).debugDescription
+                #expect(
+                    Self.errorCode(response) == status, "\(status) for \(shown): body \(response.text.debugDescription)"
+                )
+            }
+            #expect(server.stop().status == 0)
+        }
+
         /// Pipelining: a second request written with the first is not served: the first is answered, then 400, then
         /// the connection closes.
         @Test func aPipelinedDecodeIsAnsweredThen400() throws {
