@@ -284,6 +284,48 @@ extension EndToEndTests {
             #expect(ServeTests.quiet(result.stderr), "\(result.stderr)")
         }
 
+        /// --drain-timeout bounds a drain: a request that never ends its body holds the server for that long, then
+        /// the server logs a warning and exits; a second signal exits at once with 143.
+        @Test func aDrainEndsAfterTheDrainTimeoutAndASecondSignalAtOnce() throws {
+            let server = try HTTP.Sidecar(["--drain-timeout", "1", "--idle-timeout", "30"])
+            let held = try Connection(server.http)
+            held.send(HTTP.chunkedHead() + HTTP.chunk(Self.records(1)))
+            #expect(try held.waitFor { $0.lineCount == 1 })
+            kill(server.pid, SIGTERM)
+            let result = server.stop(nil, timeout: 6)
+            print("a drain held by a request that never ends: exit \(result.status) after \(result.seconds) s")
+            #expect(result.seconds > 0.8 && result.seconds < 4, "\(result.seconds)")
+            #expect(result.stderr.contains("--drain-timeout"), "\(result.stderr)")
+            #expect(held.readToEnd(), "the held request's connection is closed")
+
+            let again = try HTTP.Sidecar(["--idle-timeout", "30"])
+            let other = try Connection(again.http)
+            other.send(HTTP.chunkedHead() + HTTP.chunk(Self.records(1)))
+            #expect(try other.waitFor { $0.lineCount == 1 })
+            kill(again.pid, SIGTERM)
+            #expect(again.waitForLog("stopping") != nil)
+            let second = again.stop(SIGTERM, timeout: 3)
+            #expect(second.status == 143, "\(second.status)")
+            #expect(second.seconds < 2)
+        }
+
+        /// Each listener counts its own connections: with --max-connections 2, two idle stream clients fill the
+        /// stream listener, and the HTTP listener still answers /healthz and a decode at once.
+        @Test func theHTTPListenerHasItsOwnConnectionCount() throws {
+            let server = try HTTP.Sidecar(
+                listen: "tcp:127.0.0.1:0", ["--max-connections", "2", "--first-byte-timeout", "30"])
+            let idle = try (0..<2).map { _ in try ServeTests.Client(server.stream) }
+            #expect(server.waitForLog("new ones wait") != nil, "the stream listener is full")
+            let started = Date()
+            #expect(try Connection(server.http).exchange(HTTP.request("GET", "/healthz"), timeout: 2)?.status == 200)
+            let answer = try Connection(server.http).exchange(
+                HTTP.request("/decode", body: Self.records(2)), timeout: 2)
+            #expect(answer?.lineCount == 2)
+            #expect(Date().timeIntervalSince(started) < 2)
+            for client in idle { client.hangUp() }
+            #expect(server.stop().status == 0)
+        }
+
         /// 2,000 idle connections on the stream listener and 2,000 on the HTTP listener, all accepted (counted by
         /// /metrics): a stream client and an HTTP client are each answered within 2 s, and the server has no more
         /// threads than before they came.
