@@ -342,9 +342,12 @@ extension EndToEndTests {
             #expect(try scraper.exchange(HTTP.request("/decode", body: Self.records(10)))?.lineCount == 10)
             #expect(try ServeTests.Client(server.stream).exchange(Data(Self.records(1))).isEmpty == false)
             let threadsBefore = try #require(server.status("Threads"))
+            let memoryBefore = try #require(server.status("VmRSS"))
 
             var idle: [ServeTests.Client] = []
             for _ in 0..<2000 { idle.append(try ServeTests.Client(server.stream)) }
+            usleep(500_000)
+            let memoryStream = server.status("VmRSS") ?? 0
             for _ in 0..<2000 { idle.append(try ServeTests.Client(server.http)) }
             var open = (stream: 0.0, http: 0.0)
             let deadline = Date().addingTimeInterval(10)
@@ -359,6 +362,7 @@ extension EndToEndTests {
             } while Date() < deadline
             #expect(open.stream >= 2000 && open.http >= 2001, "accepted: \(open)")
             let threadsAfter = try #require(server.status("Threads"))
+            let memoryAfter = try #require(server.status("VmRSS"))
 
             var started = Date()
             let streamed = try ServeTests.Client(server.stream).exchange(Data(Self.records(1)), timeout: 2)
@@ -373,12 +377,17 @@ extension EndToEndTests {
             #expect(try Connection(server.http).exchange(HTTP.request("GET", "/healthz"), timeout: 2)?.status == 200)
             let healthSeconds = Date().timeIntervalSince(started)
             print(
-                "4,000 idle connections: threads \(threadsBefore) before, \(threadsAfter) after; a stream client "
+                "4,000 idle connections: threads \(threadsBefore) before, \(threadsAfter) after; VmRSS "
+                    + "\(memoryBefore) kB before, \(memoryStream) kB with the stream ones, \(memoryAfter) kB after; a stream client "
                     + "answered in \(String(format: "%.3f", streamSeconds)) s, POST /decode in "
                     + "\(String(format: "%.3f", httpSeconds)) s, /healthz in \(String(format: "%.3f", healthSeconds)) s"
             )
             #expect(streamSeconds < 2 && httpSeconds < 2 && healthSeconds < 2)
             #expect(threadsAfter <= threadsBefore + 2, "threads \(threadsBefore) -> \(threadsAfter)")
+            // "A socket and a few kilobytes" each (docs/sidecar.md#respdecode-serve): under 32 KiB on either listener
+            // (a read buffer of 64 KiB kept by each idle connection would fail this).
+            #expect(memoryStream - memoryBefore < 2000 * 32, "VmRSS \(memoryBefore) -> \(memoryStream) kB")
+            #expect(memoryAfter - memoryStream < 2000 * 32, "VmRSS \(memoryStream) -> \(memoryAfter) kB")
             idle.removeAll()
             #expect(server.stop().status == 0)
         }

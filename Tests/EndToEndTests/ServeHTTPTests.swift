@@ -589,6 +589,12 @@ extension EndToEndTests {
             for (query, arguments) in [
                 ("chain=json", ["--chain", "json"]), ("fields=seq%2Cstatus%2Cok", ["--fields", "seq,status,ok"]),
                 ("max-body-bytes=10", ["--max-body-bytes", "10"]),
+                ("status-codes=200-499", ["--status-codes", "200-499"]),
+                ("select-status=4xx", ["--select-status", "4xx"]), ("input=ndjson", ["--input", "ndjson"]),
+                (
+                    "accept=json%3Dtext%2Fplain&accept=html%3Dapplication%2Fjson",
+                    ["--accept", "json=text/plain", "--accept", "html=application/json"]
+                ),
             ] {
                 let expected = try ServeTests.stdinOutput("capture.http", arguments)
                 #expect(expected != (try ServeTests.stdinOutput("capture.http", ["--max-body-bytes", "1MiB"])))
