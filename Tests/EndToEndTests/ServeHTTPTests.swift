@@ -517,6 +517,27 @@ extension EndToEndTests {
             #expect(server.stop().status == 0)
         }
 
+        /// An HTTP/1.0 request asking for keep-alive: its lines cannot be chunked, so the answer must end with the
+        /// connection (or carry a length); a client must not be left waiting for an end that only the idle timeout
+        /// brings.
+        @Test func anHTTP10KeepAliveRequestStillGetsADelimitedAnswer() throws {
+            let server = try Sidecar()
+            let body = Self.record(#"{"old":true}"#)
+            let connection = try Connection(server.http)
+            connection.send(
+                Array("POST /decode HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+                    + body)
+            let closed = connection.readToEnd(timeout: 2)
+            let (response, _) = try #require(try Self.parse(connection.rest, endOfInput: closed))
+            #expect(response.status == 200)
+            #expect(response.text.contains(#""value":{"old":true}"#), "\(response.text)")
+            #expect(
+                closed || response.header("Content-Length") != nil || response.chunked,
+                "no length, no chunks, and the connection left open (Connection: \(response.header("Connection") ?? "-"))"
+            )
+            #expect(server.stop().status == 0)
+        }
+
         // MARK: POST /decode/response
 
         /// The response's head from the request's headers: X-Response-Status, Content-Type, Content-Encoding (a real
