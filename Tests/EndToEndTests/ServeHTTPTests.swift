@@ -987,6 +987,29 @@ extension EndToEndTests {
             #expect(server.stop().status == 0)
         }
 
+        /// A head of a megabyte (one long header, many headers, a long target) is refused with 400 and closed,
+        /// not buffered; the server's memory stays where it was.
+        @Test func oversizedHeadsAre400() throws {
+            let server = try Sidecar()
+            let before = try #require(server.status("VmRSS"))
+            let heads = [
+                "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 1 << 20) + "\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<20000).map { "X-\($0): 1\r\n" }.joined() + "\r\n",
+                "GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+            ]
+            for head in heads {
+                let connection = try Connection(server.http)
+                connection.send(Array(head.utf8), timeout: 5)
+                let response = try connection.response()
+                #expect(response?.status == 400, "\(head.prefix(40).debugDescription)")
+                #expect(connection.readToEnd())
+            }
+            let after = try #require(server.status("VmRSS"))
+            #expect(after - before < 16 << 10, "VmRSS \(before) -> \(after) kB")
+            #expect(try Connection(server.http).exchange(Self.request("GET", "/healthz"))?.status == 200)
+            #expect(server.stop().status == 0)
+        }
+
         /// Pipelining: a second request written with the first is not served: the first is answered, then 400, then
         /// the connection closes.
         @Test func aPipelinedDecodeIsAnsweredThen400() throws {
