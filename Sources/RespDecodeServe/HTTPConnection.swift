@@ -6,7 +6,7 @@ internal import RespDecode
 import Synchronization
 
 /// One connection of the HTTP/1.1 API (docs/sidecar.md#http-api). NIO's llhttp-based decoder parses requests (its
-/// parse errors are answered 400 by `HTTPServerProtocolErrorHandler` and close the connection); this handler routes
+/// parse errors are answered 400 with a JSON body here, and the connection closed); this handler routes
 /// them, refuses what could smuggle or pipeline, streams a request body into a ``DecodeStream`` and its lines out as
 /// the chunked body of the answer, in order, as they are decoded.
 ///
@@ -25,7 +25,6 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         try pipeline.addHandler(activity)
         try pipeline.addHandler(HTTPResponseEncoder())
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-        try pipeline.addHandler(HTTPServerProtocolErrorHandler())
         try pipeline.addHandler(HTTPConnectionHandler(server: server, activity: activity))
     }
 
@@ -50,7 +49,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         let route: Route?
         let method: HTTPMethod
         let version: HTTPVersion
-        let keepAlive: Bool
+        var keepAlive: Bool
         var stream: DecodeStream?
         var sink: ChannelSink?
         var holdsSlot = false
@@ -90,6 +89,13 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var id = 0
     /// A request came while one was being answered: refused once that answer is done.
     private var pipelined = false
+    /// The exchange of the request being received or answered (kept until the next, then forgotten).
+    private var current: Exchange?
+    /// The read (ActivityHandler.reads) that brought the end of the last request: a next head from the same read
+    /// was sent before its answer.
+    private var endedInRead = -1
+    /// When the last answer was complete on our side (waiting for the client to take it).
+    private var answerWrittenSince = NIODeadline.now()
     /// A drain began: close after the answer in flight.
     private var draining = false
     /// The client half-closed: the answer in flight is finished, then the connection closes.
@@ -132,6 +138,13 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             break
         }
         state = .closing
+        if let current {
+            // Whatever path closed the connection, the exchange's stream stops and its place is given back.
+            current.stream?.cancel()
+            release(current)
+            forget(current)
+        }
+        current = nil
         // The first-byte callback holds this handler: drop it, or the two keep each other for ever.
         activity.onFirstByte = nil
         server.metrics.connection("http", -1)
@@ -144,8 +157,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         if case .closing = state {
             // What a connection we are closing leaves behind (a body cut off by our own close).
             logger.debug("after closing: \(error)")
-        } else if error is HTTPParserError {
+        } else if let error = error as? HTTPParserError {
             logger.info("a malformed request: \(error) (answered 400)")
+            return badRequest("a malformed request: \(error)", context: context)
         } else if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
             logger.info("the connection was reset by the other end")
         } else {
@@ -163,12 +177,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case .idle, .closing:
             state = .closing
             context.close(promise: nil)
-        case .receiving(let exchange):
-            // The body was cut short: nobody is left to tell.
-            exchange.stream?.cancel()
-            release(exchange)
-            state = .closing
-            context.close(promise: nil)
+        case .receiving:
+            badRequest("the request ended before its body did", context: context)
         case .responding:
             break // closed after the answer (keepsAlive is false now)
         }
@@ -192,13 +202,23 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             return
         }
+        if served > 0 && activity.reads == endedInRead {
+            // Sent with the request before it, not after its answer: pipelined.
+            pipelined = true
+            return badRequest("pipelined requests are not served: send one request at a time", context: context)
+        }
         served += 1
         let target = head.uri
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
         let route = Route(rawValue: path)
-        let keepAlive = head.isKeepAlive && !draining
+        // HTTP/1.0 has no chunks: a decode's answer ends with the connection.
+        let keepAlive =
+            head.isKeepAlive && !draining
+            && !(head.version.minor == 0 && (route == .decode || route == .decodeResponse))
         let exchange = Exchange(route: route, method: head.method, version: head.version, keepAlive: keepAlive)
+        if let current { forget(current) }
+        current = exchange
         state = .receiving(exchange)
         arm()
 
@@ -322,6 +342,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     private func receivedEnd(context: ChannelHandlerContext) {
+        endedInRead = activity.reads
         guard case .receiving(let exchange) = state, !pipelined else { return }
         state = .responding(exchange)
         if let simple = exchange.simple {
@@ -399,6 +420,15 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         close: Bool = false
     ) {
         guard let context else { return }
+        guard !exchange.headSent else {
+            // The answer has begun (lines went out): a refusal now can only cut it short.
+            logger.info("\(status.code) after the answer began: the connection is closed")
+            exchange.stream?.cancel()
+            release(exchange)
+            state = .closing
+            context.close(promise: nil)
+            return
+        }
         exchange.headSent = true
         server.metrics.answered(route: exchange.route?.rawValue ?? "other", status: Int(status.code))
         let keep = !close && keepsAlive(exchange)
@@ -430,35 +460,49 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         exchange.keepAlive && !draining && !pipelined && !clientEnded
     }
 
-    /// After an answer: the next request, a pipelined request's 400, or the close.
+    /// After an answer: once it is written, the next request (or a pipelined request's 400); or the close. The
+    /// connection waits for the next request only once the client has taken the answer, so that a slow reader of a
+    /// large answer is not taken for an idle connection.
     private func afterAnswer(_ exchange: Exchange, written: EventLoopFuture<Void>) {
         guard let context else { return }
         let channel = context.channel
-        if pipelined {
+        guard keepsAlive(exchange) || pipelined else {
             state = .closing
-            let refused = Exchange(route: nil, method: .GET, keepAlive: false)
-            let body = Array(
-                "{\"error\":{\"code\":\"400\",\"message\":\"pipelined requests are not served: send one request at a time\"}}\n"
-                    .utf8)
-            server.metrics.answered(route: "other", status: 400)
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "application/json")
-            headers.add(name: "Content-Length", value: String(body.count))
-            headers.add(name: "Connection", value: "close")
-            context.write(
-                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))),
-                promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(channel.allocator.buffer(bytes: body)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-            _ = refused
+            written.whenComplete { _ in channel.close(promise: nil) }
             return
         }
-        if keepsAlive(exchange) {
-            becomeIdle()
+        answerWrittenSince = .now()
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let boundExchange = NIOLoopBound(exchange, eventLoop: context.eventLoop)
+        written.whenComplete { _ in bound.value.answerWritten(boundExchange.value) }
+        arm()
+    }
+
+    private func answerWritten(_ exchange: Exchange) {
+        guard let context, case .responding(let current) = state, current === exchange else { return }
+        if pipelined {
+            return badRequest("pipelined requests are not served: send one request at a time", context: context)
+        }
+        becomeIdle()
+    }
+
+    /// Answers 400 with `message` and closes: a request that cannot be read on (or a pipelined one).
+    private func badRequest(_ message: String, context: ChannelHandlerContext) {
+        let exchange: Exchange
+        switch state {
+        case .receiving(let receiving) where !receiving.headSent:
+            receiving.stream?.cancel()
+            exchange = receiving
+        case .idle, .responding:
+            exchange = Exchange(route: nil, method: .GET, keepAlive: false)
+        case .receiving, .closing:
+            state = .closing
+            context.close(promise: nil)
             return
         }
-        state = .closing
-        written.whenComplete { _ in channel.close(promise: nil) }
+        if case .responding(let answered) = state { release(answered) }
+        state = .responding(exchange)
+        refuse(exchange, .badRequest, message, context: context)
     }
 
     /// The exchange is over (answered, refused, cut off): its slot goes back, and it lets go of its sink, whose
@@ -468,11 +512,18 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             exchange.holdsSlot = false
             server.endDecoding()
         }
+    }
+
+    /// Lets go of the exchange's sink and stream, whose callbacks hold the exchange: once the next request comes, or
+    /// the connection closes.
+    private func forget(_ exchange: Exchange) {
         exchange.sink = nil
         exchange.stream = nil
     }
 
     private func becomeIdle() {
+        if let current { forget(current) }
+        current = nil
         state = .idle
         idleSince = .now()
         activity.reset()
@@ -589,9 +640,15 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 return
             }
         case .responding(let exchange):
-            if let idle = settings.idleTimeout, let sink = exchange.sink, sink.pending > 0,
-                Double(sink.stalledFor) / 1e9 >= idle
-            {
+            let stalled: Bool
+            if let sink = exchange.sink {
+                stalled = sink.pending > 0 && Double(sink.stalledFor) / 1e9 >= (settings.idleTimeout ?? .infinity)
+            } else {
+                // A small answer, written whole: the client has the idle timeout to take it.
+                stalled =
+                    exchange.headSent && now >= answerWrittenSince + ServerContext.amount(settings.idleTimeout ?? 1e9)
+            }
+            if let idle = settings.idleTimeout, stalled {
                 logger.warning("the client read none of its answer for \(idle) s: dropped")
                 exchange.stream?.cancel()
                 state = .closing
@@ -685,6 +742,8 @@ final class ActivityHandler: ChannelInboundHandler {
 
     /// Bytes since the last ``reset()`` (a new request).
     private(set) var bytes = 0
+    /// Reads so far: requests that came in one read with the end of the one before were pipelined.
+    private(set) var reads = 0
     private(set) var firstByte = NIODeadline.now()
     private(set) var lastRead = NIODeadline.now()
 
@@ -696,6 +755,7 @@ final class ActivityHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let count = unwrapInboundIn(data).readableBytes
         let now = NIODeadline.now()
+        reads += 1
         let first = bytes == 0 && count > 0
         if first { firstByte = now }
         bytes += count

@@ -29,7 +29,7 @@ public final class SidecarServer: Sendable {
         let name: String
         let channel: any Channel
         let socketFile: UnixSocketFile?
-        private let open = Mutex((count: 0, paused: false))
+        private let open = Mutex((count: 0, paused: false, closed: false))
         private let limit: Int
         private let logger: Logger
 
@@ -45,7 +45,7 @@ public final class SidecarServer: Sendable {
         func accepted() {
             let pause = open.withLock { state -> Bool in
                 state.count += 1
-                guard state.count >= limit, !state.paused else { return false }
+                guard state.count >= limit, !state.paused, !state.closed else { return false }
                 state.paused = true
                 return true
             }
@@ -59,7 +59,7 @@ public final class SidecarServer: Sendable {
         func ended() {
             let resume = open.withLock { state -> Bool in
                 state.count -= 1
-                guard state.count < limit, state.paused else { return false }
+                guard state.count < limit, state.paused, !state.closed else { return false }
                 state.paused = false
                 return true
             }
@@ -69,7 +69,13 @@ public final class SidecarServer: Sendable {
             }
         }
 
-        var isPaused: Bool { open.withLock { $0.paused } }
+        /// Stops listening; the listener's channel is not touched again (a connection ending after this must not
+        /// turn accepting back on, on a loop that may be shutting down).
+        func close() {
+            open.withLock { $0.closed = true }
+            channel.close(promise: nil)
+            socketFile?.remove()
+        }
     }
 
     /// Binds the addresses and listens.
@@ -129,10 +135,7 @@ public final class SidecarServer: Sendable {
         let listeners = listeners
         Shutdown.shared.whenRequested { _ in
             logger.notice("stopping: no new connections; finishing the ones open")
-            for listener in listeners {
-                listener.channel.close(promise: nil)
-                listener.socketFile?.remove()
-            }
+            for listener in listeners { listener.close() }
             let deadline = context.settings.drainTimeout
             let timeout = stopped.futureResult.eventLoop.scheduleTask(in: ServerContext.amount(deadline)) {
                 logger.warning("connections still open after \(deadline) s (--drain-timeout): exiting anyway")

@@ -90,9 +90,9 @@ extension EndToEndTests {
             #expect(ServeTests.quiet(result.stderr), "\(result.stderr)")
         }
 
-        /// A body cut short by the client's half-close (before any record in it was complete) gets no answer, and
-        /// the connection is closed (docs/sidecar.md#http-api).
-        @Test func aBodyCutShortGetsNoAnswer() throws {
+        /// A body cut short by the client's half-close (before any record in it was complete) is answered 400 with
+        /// the JSON error body, and the connection is closed (docs/sidecar.md#http-api).
+        @Test func aBodyCutShortGets400() throws {
             let server = try HTTP.Sidecar()
             let halfway = try Connection(server.http)
             halfway.send(
@@ -101,8 +101,9 @@ extension EndToEndTests {
             usleep(200_000)
             halfway.halfClose()
             #expect(halfway.readToEnd(), "closed")
-            #expect(
-                halfway.received.isEmpty, "got \(String(decoding: halfway.received, as: UTF8.self).debugDescription)")
+            let answer = try #require(try HTTP.parse(halfway.received[...], endOfInput: true)?.0)
+            #expect(answer.status == 400)
+            #expect(String(decoding: answer.body, as: UTF8.self).hasPrefix(#"{"error":{"code":"400","message":"#))
             #expect(server.stop().status == 0)
         }
 

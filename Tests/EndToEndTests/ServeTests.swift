@@ -450,7 +450,8 @@ extension EndToEndTests {
             #expect(first.readToEnd())
             #expect(second.readToEnd())
             #expect(Self.text(second.received).contains(#""value":{"who":"second"}"#))
-            #expect(server.stop().status == 0)
+            let stopped = server.stop()
+            #expect(stopped.status == 0, "\(stopped.stderr)")
         }
 
         /// --idle-timeout: a connection that sends nothing is closed after its lines are written (a record it left

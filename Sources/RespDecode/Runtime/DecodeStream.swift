@@ -85,7 +85,8 @@ public final class DecodeStream: @unchecked Sendable {
     private var held = false
 
     // Owned by the framing task (one at a time).
-    private var buffer = FramerInput(capacity: 64 * 1024)
+    // Grown on first use: an idle connection's stream holds no buffer.
+    private var buffer = FramerInput()
     private var framer: (any RecordFramer)?
     private var discarding = false
     private var seq = 0
