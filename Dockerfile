@@ -5,7 +5,7 @@
 #   runtime-base      bookworm-slim, the runtime libraries, the user; no binary
 #   runtime-prebuilt  runtime-base plus dist/respdecode from the build context, a binary built outside
 #                     (`swift build -c release --static-swift-stdlib` on Debian 12) -- what scripts/test-container builds
-#   build             the Swift 6.1 builder (Debian 12, so it links the same libraries runtime-base installs)
+#   build             the Swift 6.3 builder (Debian 12, so it links the same libraries runtime-base installs)
 #   runtime           the default: runtime-base plus the binary from `build`
 #
 # runtime-prebuilt comes before build, so that even a builder that runs every stage up to its target (Docker's legacy
@@ -32,12 +32,20 @@ WORKDIR /data
 # Numeric, so that a runtime checking runAsNonRoot can tell without reading /etc/passwd.
 USER 10001:10001
 ENTRYPOINT ["respdecode"]
+# `respdecode health` with no address checks the server this container runs: when PID 1 is `respdecode serve`, its
+# --http (else --listen) address, read from /proc/1/cmdline; when PID 1 is a batch run, it exits 0 at once ("nothing
+# to check"), so the one HEALTHCHECK is right for both uses of the image (docs/container.md#healthcheck). The start
+# period covers the server's start; three failures 10 s apart mark it unhealthy. Kept by Docker; podman and buildah
+# keep it only with `--format docker` (OCI images have no health check).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["respdecode", "health"]
 
 # A binary built outside: put it at dist/respdecode in the build context.
 FROM runtime-base AS runtime-prebuilt
 COPY dist/respdecode /usr/local/bin/respdecode
 
-FROM docker.io/library/swift:6.1-bookworm AS build
+# Swift 6.3: swift-prometheus 2.4.1 needs tools 6.2. Untested: the machine this was written on cannot reach Docker
+# Hub to pull it; CI tests runtime-prebuilt with a binary built by the host's Swift 6.3.1 on Debian 12 instead.
+FROM docker.io/library/swift:6.3-bookworm AS build
 WORKDIR /src
 # The -dev packages, from the list CI installs (the Swift image already has libxml2-dev and pkg-config).
 COPY .ci/packages .ci/packages

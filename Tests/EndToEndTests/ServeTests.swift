@@ -572,7 +572,7 @@ extension EndToEndTests {
             ["serve", "--listen", "tcp:127.0.0.1:0", "--max-connections", "0"],
             ["serve", "--listen", "tcp:127.0.0.1:0", "--idle-timeout", "-1"],
             ["serve", "--listen", "unix:/" + String(repeating: "x", count: 120)],
-            ["health"], ["health", "--listen", "nowhere"], ["health", "--listen", "tcp:127.0.0.1:1", "--timeout", "0"],
+            ["health", "--listen", "nowhere"], ["health", "--listen", "tcp:127.0.0.1:1", "--timeout", "0"],
         ])
         func badServeAndHealthArgumentsExitTwo(_ arguments: [String]) throws {
             let result = try EndToEndTests.run(arguments)
