@@ -298,7 +298,7 @@ struct ServeConfigKeyTests {
             "{\n\"listen\": \"nowhere\"}",
             "FILE:2: \"listen\": 'nowhere' is not an address: expected unix:PATH or tcp:HOST:PORT"
         ),
-        ("{\n\n\"max-connections\": 0}", "FILE:3: \"max-connections\": must be from 1 to 10000"),
+        ("{\n\n\"max-connections\": 0}", "FILE:3: \"max-connections\": must be from 1 to 1000000"),
         ("{\"idle-timeout\": true}", "FILE:1: \"idle-timeout\": expected a string or a number, found a boolean"),
         ("{\"lisen\": \"unix:s\"}", "FILE:1: \"lisen\": no option has this name; did you mean \"listen\"?"),
     ])
