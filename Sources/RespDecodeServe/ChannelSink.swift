@@ -67,25 +67,32 @@ final class ChannelSink: LineSink, @unchecked Sendable {
         let before = pendingBytes.wrappingAdd(lines.count, ordering: .acquiringAndReleasing).oldValue
         if before == 0 { lastProgress.store(Self.now, ordering: .relaxed) }
         if before + lines.count >= Self.highWater { full.store(true, ordering: .sequentiallyConsistent) }
-        var pieces: [(ByteBuffer, EventLoopPromise<Void>)] = []
+        var pieces: [(ByteBuffer, Int)] = []
         var start = 0
         while start < lines.count {
             let end = min(start + Self.pieceBytes, lines.count)
-            let count = end - start
-            let promise = eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenComplete { [self] _ in
-                lastProgress.store(Self.now, ordering: .relaxed)
-                let left = pendingBytes.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue
-                if left < Self.lowWater, full.exchange(false, ordering: .sequentiallyConsistent) {
-                    stream.withLock { $0 }?.outputDrained()
-                }
-            }
-            pieces.append((allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: lines[start..<end])), promise))
+            pieces.append((allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: lines[start..<end])), end - start))
             start = end
         }
         let write = write
         let sendable = pieces
-        eventLoop.execute { for (buffer, promise) in sendable { write(buffer, promise) } }
+        // The promises are made on the loop, in the task: a task a stopped loop drops leaves no promise behind.
+        eventLoop.execute { [self] in
+            for (buffer, count) in sendable {
+                let promise = eventLoop.makePromise(of: Void.self)
+                promise.futureResult.whenComplete { [self] _ in written(count) }
+                write(buffer, promise)
+            }
+        }
+    }
+
+    /// `count` bytes were taken by the socket (or dropped with the connection).
+    private func written(_ count: Int) {
+        lastProgress.store(Self.now, ordering: .relaxed)
+        let left = pendingBytes.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue
+        if left < Self.lowWater, full.exchange(false, ordering: .sequentiallyConsistent) {
+            stream.withLock { $0 }?.outputDrained()
+        }
     }
 
     func wantsInput() { eventLoop.execute(onWantsInput) }

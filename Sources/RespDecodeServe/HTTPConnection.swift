@@ -57,7 +57,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         var body: [UInt8] = []
         var responseHead: [UInt8] = []
         var bodyBytes = 0
+        /// Most body bytes taken (`--max-request-bytes`; for `/decode/response` also a record's `--max-body-bytes`).
+        var bodyLimit = Int.max
         var headSent = false
+        /// Refused after the stream began: its lines, still on their way, are dropped.
+        var refused = false
         var contentType = "application/x-ndjson"
         /// A simple route's answer, sent at the request's end.
         var simple: (status: HTTPResponseStatus, type: String, body: [UInt8], extra: [(String, String)])?
@@ -120,7 +124,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         self.context = context
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        id = server.opened(drain: { loop.execute { bound.value.drain() } })
+        let channel = context.channel
+        id = server.opened(
+            drain: { loop.execute { bound.value.drain() } }, close: { channel.close(promise: nil) })
         logger[metadataKey: "connection"] = "\(id)"
         server.metrics.connection("http", 1)
         activity.onFirstByte = { bound.value.arm() }
@@ -225,6 +231,14 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         if let refusal = Self.smuggling(head) {
             return refuse(exchange, .badRequest, refusal, context: context)
         }
+        // The token first: without it, nothing but the probes answers, not even which paths exist.
+        if route != .healthz && route != .readyz, let token = server.settings.authToken {
+            guard Self.authorized(head.headers["authorization"], token: token) else {
+                return refuse(
+                    exchange, .unauthorized, "this server needs a bearer token", context: context, closing: false,
+                    extra: [("WWW-Authenticate", "Bearer")])
+            }
+        }
         guard let route else {
             return refuse(exchange, .notFound, "no such path: \(path)", context: context, closing: false)
         }
@@ -233,13 +247,6 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 exchange, .methodNotAllowed, "\(path) takes \(route.methods.map(\.rawValue).joined(separator: ", "))",
                 context: context, closing: false,
                 extra: [("Allow", route.methods.map(\.rawValue).joined(separator: ", "))])
-        }
-        if route != .healthz && route != .readyz, let token = server.settings.authToken {
-            guard Self.authorized(head.headers["authorization"], token: token) else {
-                return refuse(
-                    exchange, .unauthorized, "this server needs a bearer token", context: context, closing: false,
-                    extra: [("WWW-Authenticate", "Bearer")])
-            }
         }
         switch route {
         case .healthz:
@@ -285,13 +292,21 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             }
         }
         if exchange.route == .decodeResponse {
-            guard let head = Self.responseHead(head.headers) else {
+            guard let responseHead = Self.responseHead(head.headers) else {
                 return refuse(
                     exchange, .badRequest, "X-Response-Status must be a status code from 100 to 999", context: context)
             }
-            exchange.responseHead = head
+            exchange.responseHead = responseHead
             exchange.contentType = "application/json"
             configuration.input = .http
+            // The body is one record, kept whole until its end: no larger than a record may be.
+            exchange.bodyLimit = min(server.settings.maxRequestBytes, configuration.limits.maxBodyBytes)
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > exchange.bodyLimit {
+                return refuse(
+                    exchange, .payloadTooLarge,
+                    "the body is \(length) bytes; one response here is at most \(exchange.bodyLimit) (--max-body-bytes)",
+                    context: context)
+            }
         }
         guard server.startDecoding() else {
             return refuse(
@@ -322,11 +337,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         guard case .receiving(let exchange) = state, !pipelined else { return }
         exchange.bodyBytes += buffer.readableBytes
         server.metrics.received(bytes: buffer.readableBytes)
-        guard exchange.bodyBytes <= server.settings.maxRequestBytes else {
+        let limit = min(server.settings.maxRequestBytes, exchange.bodyLimit)
+        guard exchange.bodyBytes <= limit else {
             exchange.stream?.cancel()
-            return refuse(
-                exchange, .payloadTooLarge,
-                "the body is over \(server.settings.maxRequestBytes) bytes (--max-request-bytes)", context: context)
+            return refuse(exchange, .payloadTooLarge, "the body is over \(limit) bytes", context: context)
         }
         guard let stream = exchange.stream else { return }
         if exchange.route == .decodeResponse {
@@ -351,11 +365,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         guard let stream = exchange.stream else { return }
         if exchange.route == .decodeResponse {
             // The one response: its head from the request's headers, then the body as it came.
-            var record = exchange.responseHead
-            record += Array("Content-Length: \(exchange.body.count)\r\n\r\n".utf8)
-            record += exchange.body
+            let head = exchange.responseHead + Array("Content-Length: \(exchange.body.count)\r\n\r\n".utf8)
+            head.withUnsafeBytes { _ = stream.feed($0) }
+            exchange.body.withUnsafeBytes { _ = stream.feed($0) }
             exchange.body = []
-            record.withUnsafeBytes { _ = stream.feed($0) }
         }
         stream.end(seenEOF: true)
         arm()
@@ -365,7 +378,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     /// A batch of lines for `exchange` (on the loop): the head first, once.
     private func writeLines(_ buffer: ByteBuffer, promise: EventLoopPromise<Void>, for exchange: Exchange) {
-        guard let context, exchange.route != nil else {
+        guard let context, exchange.route != nil, !exchange.refused else {
             promise.fail(ChannelError.ioOnClosedChannel)
             return
         }
@@ -430,6 +443,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             return
         }
         exchange.headSent = true
+        exchange.refused = true
         server.metrics.answered(route: exchange.route?.rawValue ?? "other", status: Int(status.code))
         let keep = !close && keepsAlive(exchange)
         var headers = HTTPHeaders()
@@ -480,8 +494,16 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     private func answerWritten(_ exchange: Exchange) {
         guard let context, case .responding(let current) = state, current === exchange else { return }
-        if pipelined {
+        // Bytes that came after the request's end, before its answer was written, are a pipelined request (NIO's
+        // decoder holds them unparsed until the next read, which may never come).
+        if pipelined || activity.reads > endedInRead {
+            pipelined = true
             return badRequest("pipelined requests are not served: send one request at a time", context: context)
+        }
+        if draining {
+            state = .closing
+            context.close(promise: nil)
+            return
         }
         becomeIdle()
     }

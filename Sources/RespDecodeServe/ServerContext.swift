@@ -1,3 +1,4 @@
+internal import Glibc
 import Logging
 import NIOCore
 internal import RespDecode
@@ -15,7 +16,7 @@ final class ServerContext: Sendable {
     let requestOptions: RequestOptions
 
     private struct State {
-        var connections: [Int: @Sendable () -> Void] = [:]
+        var connections: [Int: (drain: @Sendable () -> Void, close: @Sendable () -> Void)] = [:]
         var nextID = 1
         var draining = false
         var decoding = 0
@@ -36,12 +37,12 @@ final class ServerContext: Sendable {
     }
 
     /// Registers an open connection with what stops it in a drain (called on its loop, or at once if a drain has
-    /// begun). Returns its number.
-    func opened(drain: @escaping @Sendable () -> Void) -> Int {
+    /// begun) and what closes it at once. Returns its number.
+    func opened(drain: @escaping @Sendable () -> Void, close: @escaping @Sendable () -> Void) -> Int {
         let (id, draining) = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.connections[id] = drain
+            state.connections[id] = (drain, close)
             return (id, state.draining)
         }
         if draining { drain() }
@@ -66,10 +67,20 @@ final class ServerContext: Sendable {
             state.draining = true
             if state.connections.isEmpty { return ([], true) }
             state.whenEmpty = whenEmpty
-            return (Array(state.connections.values), false)
+            return (state.connections.values.map(\.drain), false)
         }
         for stop in stops { stop() }
         if empty { whenEmpty() }
+    }
+
+    /// Closes every connection still open (after a drain that timed out) and waits up to `seconds` for them to go.
+    func closeAll(within seconds: Double) {
+        for close in state.withLock({ $0.connections.values.map(\.close) }) { close() }
+        var waited = 0.0
+        while waited < seconds && state.withLock({ !$0.connections.isEmpty }) {
+            usleep(10_000)
+            waited += 0.01
+        }
     }
 
     /// Takes a place among the requests decoding at once (`--max-requests`); false when all are taken.

@@ -41,31 +41,39 @@ public final class SidecarServer: Sendable {
             self.limit = limit
         }
 
-        /// A connection was accepted: at the limit, stop accepting (new clients wait in the backlog).
+        /// A connection was accepted: at the limit, stop accepting (new clients wait in the backlog). The count and
+        /// the listener's option change together on the listener's loop, so that a pause and a resume can never
+        /// land in the other order.
         func accepted() {
-            let pause = open.withLock { state -> Bool in
-                state.count += 1
-                guard state.count >= limit, !state.paused, !state.closed else { return false }
-                state.paused = true
-                return true
-            }
-            if pause {
-                logger.notice("\(limit) connections open on the \(name) listener (--max-connections): new ones wait")
-                channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            let channel = channel
+            channel.eventLoop.execute { [self] in
+                let pause = open.withLock { state -> Bool in
+                    state.count += 1
+                    guard state.count >= limit, !state.paused, !state.closed else { return false }
+                    state.paused = true
+                    return true
+                }
+                if pause {
+                    logger.notice(
+                        "\(limit) connections open on the \(name) listener (--max-connections): new ones wait")
+                    channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                }
             }
         }
 
-        /// A connection closed: below the limit again, accept again.
+        /// A connection closed: below the limit again, accept again (on the listener's loop, as `accepted`).
         func ended() {
-            let resume = open.withLock { state -> Bool in
-                state.count -= 1
-                guard state.count < limit, state.paused, !state.closed else { return false }
-                state.paused = false
-                return true
-            }
-            if resume {
-                let channel = channel
-                channel.setOption(ChannelOptions.autoRead, value: true).whenSuccess { channel.read() }
+            let channel = channel
+            channel.eventLoop.execute { [self] in
+                let resume = open.withLock { state -> Bool in
+                    state.count -= 1
+                    guard state.count < limit, state.paused, !state.closed else { return false }
+                    state.paused = false
+                    return true
+                }
+                if resume {
+                    channel.setOption(ChannelOptions.autoRead, value: true).whenSuccess { channel.read() }
+                }
             }
         }
 
@@ -131,6 +139,15 @@ public final class SidecarServer: Sendable {
             }
         }
         let stopped = group.next().makePromise(of: Void.self)
+        let once = Mutex(false)
+        let stop: @Sendable () -> Void = {
+            if once.withLock({ done in
+                defer { done = true }
+                return !done
+            }) {
+                stopped.succeed()
+            }
+        }
         let context = context
         let listeners = listeners
         Shutdown.shared.whenRequested { _ in
@@ -139,16 +156,19 @@ public final class SidecarServer: Sendable {
             let deadline = context.settings.drainTimeout
             let timeout = stopped.futureResult.eventLoop.scheduleTask(in: ServerContext.amount(deadline)) {
                 logger.warning("connections still open after \(deadline) s (--drain-timeout): exiting anyway")
-                stopped.succeed()
+                stop()
             }
             context.drain {
                 timeout.cancel()
-                stopped.succeed()
+                stop()
             }
         }
         try? stopped.futureResult.wait()
-        try? group.syncShutdownGracefully()
+        // What the drain left open is closed; the workers finish while the loops still run (a batch in flight
+        // delivers to its connection's loop), then the loops stop.
+        context.closeAll(within: 2)
         context.pool.close()
+        try? group.syncShutdownGracefully()
         logger.notice("stopped")
     }
 

@@ -31,6 +31,8 @@ final class StreamConnectionHandler: ChannelInboundHandler {
     private var clientEnded = false
     private var finished = false
     private var closing = false
+    /// Every line was written and our side of the connection ended.
+    private var outputDone = false
     /// Reading is paused because the stream holds enough unframed input: silence then is ours, not the client's.
     private var readingPaused = false
     private var timer: Scheduled<Void>?
@@ -55,7 +57,8 @@ final class StreamConnectionHandler: ChannelInboundHandler {
         self.sink = sink
         self.stream = stream
         let loop = context.eventLoop
-        id = server.opened(drain: { loop.execute { bound.value.drain() } })
+        id = server.opened(
+            drain: { loop.execute { bound.value.drain() } }, close: { channel.close(promise: nil) })
         logger[metadataKey: "connection"] = "\(id)"
         logger.debug("accepted")
         server.metrics.connection("stream", 1)
@@ -81,9 +84,11 @@ final class StreamConnectionHandler: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
             clientEnded = true
-            if finished {
+            if outputDone {
                 // Done and the client has closed too.
                 context.close(promise: nil)
+            } else if finished {
+                // Closed once the last lines are written (outputClosed).
             } else if !inputEnded {
                 inputEnded = true
                 stream?.end(seenEOF: true)
@@ -128,19 +133,29 @@ final class StreamConnectionHandler: ChannelInboundHandler {
         guard let context, !closing else { return }
         closing = true
         let channel = context.channel
-        let clientEnded = clientEnded
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         // The lines go first: an empty write completes after every write queued before it (NIO completes writes in
-        // order, and closing fails the writes still pending); then the end of our output.
+        // order, and closing fails the writes still pending); then the end of our output. Until then the timer
+        // still drops a client that takes none of its lines for the idle timeout (a drain does not cut a slow
+        // reader short, and one that never reads does not stay for ever).
         channel.writeAndFlush(channel.allocator.buffer(capacity: 0)).flatMap {
             channel.close(mode: .output)
-        }.whenComplete { _ in
-            // A client that has ended its input has nothing left to send: close now.
-            if clientEnded { channel.close(promise: nil) }
-        }
-        if clientEnded { return }
-        // Read and drop what the client may still send, for the grace at most.
-        channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in channel.read() }
+        }.whenComplete { _ in bound.value.outputClosed() }
+        arm()
+    }
+
+    /// Every line is written and our side ended: close, or read and drop what the client may still send for the
+    /// grace at most.
+    private func outputClosed() {
+        outputDone = true
+        guard let context else { return }
+        let channel = context.channel
         timer?.cancel()
+        if clientEnded {
+            channel.close(promise: nil)
+            return
+        }
+        channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in channel.read() }
         timer = context.eventLoop.scheduleTask(in: ServerContext.amount(Self.closingGrace)) {
             channel.close(promise: nil)
         }
@@ -164,7 +179,7 @@ final class StreamConnectionHandler: ChannelInboundHandler {
 
     /// Arms the timer for the nearest deadline that applies now.
     private func arm() {
-        guard let context, !finished else { return }
+        guard let context, !outputDone else { return }
         timer?.cancel()
         var deadlines: [NIODeadline] = []
         if !sawByte, let first = server.settings.firstByteTimeout {
@@ -181,7 +196,7 @@ final class StreamConnectionHandler: ChannelInboundHandler {
     }
 
     private func timerFired() {
-        guard let context, !finished else { return }
+        guard let context, !outputDone else { return }
         let now = NIODeadline.now()
         if !sawByte, !inputEnded, let first = server.settings.firstByteTimeout,
             now >= connectedAt + ServerContext.amount(first)

@@ -22,7 +22,9 @@ struct RequestConfiguration: Sendable {
     static let valued: [String] =
         [
             "input", "chain", "accept", "status-codes", "fields", "warc-types", "select-status", "select-type",
-            "select-url", "select-url-regex", "select-min-body-bytes", "select-max-body-bytes",
+            // Not select-url-regex: compiling a request's regular expression (glibc's regcomp) can take seconds and a
+            // gigabyte ("((a{1,100}){1,100}){1,100}"), on the event loop that parses the request.
+            "select-url", "select-min-body-bytes", "select-max-body-bytes",
         ] + DecodeOptions.configKeys.map(\.name).filter { $0.hasPrefix("max-") && $0 != "max-revisit-digests" }
     /// Flags: `true` or `false`.
     static let flags: [String] = ["keep-nulls", "inflate"]
