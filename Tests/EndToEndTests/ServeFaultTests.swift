@@ -392,5 +392,77 @@ extension EndToEndTests {
             idle.removeAll()
             #expect(server.stop().status == 0)
         }
+
+        // MARK: the review's findings (each failed on the server before its fix)
+
+        /// Reads what the server sends on `fd` at about `bytesPerSecond` until it closes (or `timeout` passes).
+        static func readSlowly(_ fd: Int32, bytesPerSecond: Int, timeout: Double) -> (bytes: [UInt8], closed: Bool) {
+            var got: [UInt8] = []
+            let started = Date()
+            let step = max(1, bytesPerSecond / 10)
+            while Date().timeIntervalSince(started) < timeout {
+                usleep(100_000)
+                var chunk = [UInt8](repeating: 0, count: step)
+                let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                if n == 0 { return (got, true) }
+                if n < 0 && errno != EAGAIN { return (got, true) }
+                if n > 0 { got += chunk.prefix(n) }
+            }
+            return (got, false)
+        }
+
+        /// SIGTERM while a stream client that has not half-closed reads its lines slowly: the drain writes every
+        /// line of the records it received in full before the connection closes (docs/sidecar.md#semantics),
+        /// however long the client takes, as long as it keeps reading.
+        @Test func aDrainWaitsForASlowReaderOfAStream() throws {
+            let server = try HTTP.Sidecar(listen: "tcp:127.0.0.1:0", ["--jobs", "2", "--idle-timeout", "3"])
+            let client = try Connection(server.stream)
+            let records = Self.records(300, size: 3000)
+            #expect(client.sendWithoutReading(records, progressTimeout: 3).0 == records.count)
+            usleep(300_000)
+            kill(server.pid, SIGTERM)
+            let (bytes, closed) = Self.readSlowly(client.fd, bytesPerSecond: 400_000, timeout: 20)
+            let lines = bytes.count(where: { $0 == UInt8(ascii: "\n") })
+            #expect(closed, "closed after its lines")
+            #expect(lines == 300, "every line of the 300 records, not \(lines) (\(bytes.count) bytes)")
+            #expect(server.stop(nil).status == 0)
+        }
+
+        /// A stream client that half-closes and then reads none of its lines is dropped after --idle-timeout (it
+        /// must not hold its connection and its lines for ever).
+        @Test func aHalfClosedStreamClientThatNeverReadsIsDropped() throws {
+            let server = try HTTP.Sidecar(listen: "tcp:127.0.0.1:0", ["--jobs", "2", "--idle-timeout", "1"])
+            let client = try Connection(server.stream)
+            // One small record whose line is 16 MB (a gzip body of a long JSON string): more than the sockets'
+            // buffers take, so the server still holds lines when the client stops.
+            let json =
+                Array(#"{"s":""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 16 << 20) + Array(#""}"#.utf8)
+            let body = HostileDocumentTests.HostileEncodingTests.gzip(data: json)
+            let record =
+                Array(
+                    ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                        + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
+            #expect(client.sendWithoutReading(record, progressTimeout: 3).0 == record.count)
+            client.halfClose()
+            #expect(server.waitForLog("read none of its lines", timeout: 8) != nil, "dropped: \(server.stderr)")
+            #expect(server.stop().status == 0)
+        }
+
+        /// A request sent while a large answer is still being written is answered 400 once that answer is done,
+        /// and the connection closed (docs/sidecar.md#protection), not left unparsed until the idle timeout.
+        @Test func aRequestSentDuringALargeAnswerIsRefusedAfterIt() throws {
+            let server = try HTTP.Sidecar(["--jobs", "2"])
+            let connection = try Connection(server.http)
+            let body = Self.records(2000, size: 2000)
+            connection.send(HTTP.request("/decode", body: body))
+            #expect(try connection.waitFor { $0.lineCount > 10 })
+            connection.send(HTTP.request("GET", "/healthz"))
+            let first = try #require(try connection.response(timeout: 20))
+            #expect(first.status == 200 && first.lineCount == 2000)
+            let second = try connection.response(timeout: 5)
+            #expect(second?.status == 400, "got \(second.map { "\($0.status)" } ?? "nothing")")
+            #expect(connection.readToEnd(timeout: 5), "closed after the 400")
+            #expect(server.stop().status == 0)
+        }
     }
 }
