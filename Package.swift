@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // Every target is compiled in Swift 6 language mode (the 6.x tools default) with these upcoming features on.

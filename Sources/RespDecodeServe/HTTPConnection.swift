@@ -573,6 +573,14 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     // MARK: timeouts
 
+    /// How long the connection may wait for a request's first byte: the first-byte timeout on a new connection, the
+    /// idle timeout (or the first-byte one, if shorter) between requests; nil: for ever.
+    private var waitingLimit: Double? {
+        let settings = server.settings
+        if served == 0 { return settings.firstByteTimeout }
+        return [settings.idleTimeout, settings.firstByteTimeout].compactMap { $0 }.min()
+    }
+
     private func arm() {
         guard let context else { return }
         timer?.cancel()
@@ -581,13 +589,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         switch state {
         case .idle:
             if activity.bytes == 0 {
-                // Before a request's first byte: the first-byte timeout on a new connection, the idle timeout (or
-                // the first-byte one, if shorter) between requests.
-                let limit =
-                    served == 0
-                    ? settings.firstByteTimeout
-                    : [settings.idleTimeout, settings.firstByteTimeout].compactMap { $0 }.min()
-                if let limit { deadlines.append(idleSince + ServerContext.amount(limit)) }
+                if let limit = waitingLimit { deadlines.append(idleSince + ServerContext.amount(limit)) }
                 // The first byte re-arms the timer (ActivityHandler.onFirstByte): an idle connection costs no wake-ups.
             } else if let header = settings.headerTimeout {
                 deadlines.append(activity.firstByte + ServerContext.amount(header))
@@ -616,11 +618,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         switch state {
         case .idle:
             if activity.bytes == 0 {
-                let limit =
-                    served == 0
-                    ? settings.firstByteTimeout
-                    : [settings.idleTimeout, settings.firstByteTimeout].compactMap { $0 }.min()
-                if let limit, now >= idleSince + ServerContext.amount(limit) {
+                if let limit = waitingLimit, now >= idleSince + ServerContext.amount(limit) {
                     logger.info(
                         served == 0 ? "the client sent nothing for \(limit) s: closed" : "idle for \(limit) s: closed")
                     state = .closing

@@ -14,85 +14,20 @@ extension EndToEndTests {
 
         /// A `respdecode serve --http ADDRESS [--listen ADDRESS] --log-level notice ARGUMENTS` started by a test;
         /// killed when the test lets go of it without stopping it.
-        final class Sidecar {
-            let process = Process()
-            private let output = Pipe()
-            private let errors = Pipe()
-            private var stderrBytes = Data()
+        final class Sidecar: ServeTests.ServeProcess {
             /// The HTTP listener's address (port 0 replaced by the real one), and the stream listener's, if any.
             private(set) var http = ""
             private(set) var stream = ""
 
             init(http: String = "tcp:127.0.0.1:0", listen: String? = nil, _ arguments: [String] = []) throws {
-                process.executableURL = EndToEndTests.binary
-                process.arguments =
-                    ["serve", "--http", http] + (listen.map { ["--listen", $0] } ?? []) + ["--log-level", "notice"]
-                    + arguments
-                process.currentDirectoryURL = EndToEndTests.packageRoot
-                process.standardInput = FileHandle.nullDevice
-                process.standardOutput = output
-                process.standardError = errors
-                try process.run()
+                try super.init(
+                    arguments: ["serve", "--http", http] + (listen.map { ["--listen", $0] } ?? [])
+                        + ["--log-level", "notice"] + arguments)
                 let line = try #require(waitForLog("listening for HTTP on "), "no HTTP listener: \(stderr)")
                 self.http = String(line.split(separator: " ").last ?? "")
                 if listen != nil {
                     let line = try #require(waitForLog("listening on "), "no stream listener: \(stderr)")
                     stream = String(line.split(separator: " ").last ?? "")
-                }
-            }
-
-            var pid: Int32 { process.processIdentifier }
-
-            /// Standard error so far (read up to now with ``waitForLog(_:timeout:)``).
-            var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
-
-            /// Reads standard error until a line contains `text` (at most `timeout` seconds); returns that line.
-            @discardableResult
-            func waitForLog(_ text: String, timeout: Double = 10) -> String? {
-                let deadline = Date().addingTimeInterval(timeout)
-                let fd = errors.fileHandleForReading.fileDescriptor
-                while true {
-                    if let line = stderr.split(separator: "\n").first(where: { $0.contains(text) }) {
-                        return String(line)
-                    }
-                    guard Date() < deadline else { return nil }
-                    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    guard poll(&descriptor, 1, 50) > 0 else { continue }
-                    var chunk = [UInt8](repeating: 0, count: 4096)
-                    let n = read(fd, &chunk, chunk.count)
-                    if n <= 0 { return nil }
-                    stderrBytes.append(contentsOf: chunk[0..<n])
-                }
-            }
-
-            /// A field of /proc/PID/status (`VmRSS` in kB, `Threads`), or nil once the process is gone.
-            func status(_ field: String) -> Int? {
-                guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-                let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") }
-                return line.flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) }
-            }
-
-            /// Sends `signal` (nil: none, it was sent already) and waits for the exit (`timeout` seconds at most,
-            /// then kills).
-            func stop(_ signal: Int32? = SIGTERM, timeout: Double = 10) -> (
-                status: Int32, stdout: Data, stderr: String, seconds: Double
-            ) {
-                let started = Date()
-                if let signal, process.isRunning { kill(pid, signal) }
-                let deadline = Date().addingTimeInterval(timeout)
-                while process.isRunning && Date() < deadline { usleep(10_000) }
-                if process.isRunning { kill(pid, SIGKILL) }
-                process.waitUntilExit()
-                let seconds = Date().timeIntervalSince(started)
-                stderrBytes.append(errors.fileHandleForReading.readDataToEndOfFile())
-                let stdout = output.fileHandleForReading.readDataToEndOfFile()
-                return (process.terminationStatus, stdout, stderr, seconds)
-            }
-
-            deinit {
-                if process.isRunning {
-                    kill(pid, SIGKILL)
-                    process.waitUntilExit()
                 }
             }
         }

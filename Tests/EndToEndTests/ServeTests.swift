@@ -21,29 +21,28 @@ extension EndToEndTests {
             deinit { try? FileManager.default.removeItem(at: url) }
         }
 
-        /// A `respdecode serve` started by a test; killed when the test lets go of it without stopping it.
-        final class Server {
+        /// A `respdecode serve` started by a test, with its standard error read as it comes; killed when the test
+        /// lets go of it without stopping it. ``Server`` and ``ServeHTTPTests/Sidecar`` are the two ways to start it.
+        class ServeProcess {
             let process = Process()
             private let output = Pipe()
             private let errors = Pipe()
             private var stderrBytes = Data()
-            /// The address it listens on, as `--listen` and `health` take it (a TCP port 0 replaced by the real one).
-            private(set) var address = ""
 
-            /// Starts `serve --listen listen --log-level notice ARGUMENTS` and waits for its "listening on" line.
-            init(listen: String, _ arguments: [String] = []) throws {
+            /// Starts `respdecode ARGUMENTS` in the package root.
+            init(arguments: [String]) throws {
                 process.executableURL = EndToEndTests.binary
-                process.arguments = ["serve", "--listen", listen, "--log-level", "notice"] + arguments
+                process.arguments = arguments
                 process.currentDirectoryURL = EndToEndTests.packageRoot
                 process.standardInput = FileHandle.nullDevice
                 process.standardOutput = output
                 process.standardError = errors
                 try process.run()
-                let line = try #require(waitForLog("listening on "), "no 'listening on' line: \(stderr)")
-                address = String(line.split(separator: " ").last ?? "")
             }
 
-            /// Standard error so far.
+            var pid: Int32 { process.processIdentifier }
+
+            /// Standard error so far (read up to now with ``waitForLog(_:timeout:)``).
             var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
 
             /// Reads standard error until a line contains `text` (at most `timeout` seconds); returns that line.
@@ -65,14 +64,23 @@ extension EndToEndTests {
                 }
             }
 
-            /// Sends `signal` (SIGTERM by default; nil: none, it was sent already) and waits for the exit (10 s at
-            /// most, then kills).
-            func stop(_ signal: Int32? = SIGTERM) -> (status: Int32, stdout: Data, stderr: String, seconds: Double) {
+            /// A field of /proc/PID/status (`VmRSS` in kB, `Threads`), or nil once the process is gone.
+            func status(_ field: String) -> Int? {
+                guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+                let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+                return line.flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) }
+            }
+
+            /// Sends `signal` (SIGTERM by default; nil: none, it was sent already) and waits for the exit (`timeout`
+            /// seconds at most, then kills).
+            func stop(_ signal: Int32? = SIGTERM, timeout: Double = 10) -> (
+                status: Int32, stdout: Data, stderr: String, seconds: Double
+            ) {
                 let started = Date()
-                if let signal, process.isRunning { kill(process.processIdentifier, signal) }
-                let deadline = Date().addingTimeInterval(10)
+                if let signal, process.isRunning { kill(pid, signal) }
+                let deadline = Date().addingTimeInterval(timeout)
                 while process.isRunning && Date() < deadline { usleep(10_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                if process.isRunning { kill(pid, SIGKILL) }
                 process.waitUntilExit()
                 let seconds = Date().timeIntervalSince(started)
                 stderrBytes.append(errors.fileHandleForReading.readDataToEndOfFile())
@@ -82,9 +90,22 @@ extension EndToEndTests {
 
             deinit {
                 if process.isRunning {
-                    kill(process.processIdentifier, SIGKILL)
+                    kill(pid, SIGKILL)
                     process.waitUntilExit()
                 }
+            }
+        }
+
+        /// `serve --listen ADDRESS`: the stream protocol only.
+        final class Server: ServeProcess {
+            /// The address it listens on, as `--listen` and `health` take it (a TCP port 0 replaced by the real one).
+            private(set) var address = ""
+
+            /// Starts `serve --listen listen --log-level notice ARGUMENTS` and waits for its "listening on" line.
+            init(listen: String, _ arguments: [String] = []) throws {
+                try super.init(arguments: ["serve", "--listen", listen, "--log-level", "notice"] + arguments)
+                let line = try #require(waitForLog("listening on "), "no 'listening on' line: \(stderr)")
+                address = String(line.split(separator: " ").last ?? "")
             }
         }
 

@@ -283,15 +283,9 @@ public final class DecodeStream: @unchecked Sendable {
     }
 
     private func add(_ item: FramedItem) {
-        var item = item
-        if revisits != nil, case .record(var record) = item, record.warc?.payloadDigest != nil {
-            revisits?.resolve(&record, origin: RecordOrigin(seq: seq, input: nil, offset: item.offset))
-            item = .record(record)
-        }
-        batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: nil)))
-        batch.bytes += item.heldBytes
+        let full = batch.add(item, seq: seq, input: nil, revisits: &revisits)
         seq += 1
-        if batch.items.count >= JobPool.batchRecords || batch.bytes >= JobPool.batchBytes { _ = submitBatch() }
+        if full { _ = submitBatch() }
     }
 
     /// Hands the batch to the pool; when the window is full it is held instead (false), and framing stops.

@@ -17,6 +17,19 @@ final class Batch: @unchecked Sendable {
     /// What the workers make of these items, when not the pool's own (a `serve` request with options of its own).
     var writer: (any LineWriter)?
 
+    /// Adds record number `seq` of the input named `input` (its line's `input`), resolving a revisit against
+    /// `revisits` (`--resolve-revisits`). Returns whether the batch is full now (to be handed over).
+    func add(_ item: FramedItem, seq: Int, input: String?, revisits: inout RevisitDigests?) -> Bool {
+        var item = item
+        if revisits != nil, case .record(var record) = item, record.warc?.payloadDigest != nil {
+            revisits?.resolve(&record, origin: RecordOrigin(seq: seq, input: input, offset: item.offset))
+            item = .record(record)
+        }
+        items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input)))
+        bytes += item.heldBytes
+        return items.count >= JobPool.batchRecords || bytes >= JobPool.batchBytes
+    }
+
     func reset() {
         writer = nil
         items.removeAll(keepingCapacity: true)

@@ -499,15 +499,9 @@ public final class StreamRunner {
 
     /// Puts `item` of the input named `name` (its line's `input`) in the batch.
     private func add(_ item: FramedItem, name: String?) {
-        var item = item
-        if revisits != nil, case .record(var record) = item, record.warc?.payloadDigest != nil {
-            revisits?.resolve(&record, origin: RecordOrigin(seq: seq, input: name, offset: item.offset))
-            item = .record(record)
-        }
-        batch.items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: name)))
-        batch.bytes += item.heldBytes
+        let full = batch.add(item, seq: seq, input: name, revisits: &revisits)
         seq += 1
-        if batch.items.count >= JobPool.batchRecords || batch.bytes >= JobPool.batchBytes { submitBatch() }
+        if full { submitBatch() }
     }
 
     private func submitBatch() {
