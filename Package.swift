@@ -107,7 +107,10 @@ let package = Package(
         ),
         // What framers' tests and the fuzz targets share: the every-split verifier, the corpora locator, the seeded
         // generator; and libzip's writer, for the WACZ files the tests make. The library's public API only.
-        .target(name: "RespDecodeTestSupport", dependencies: ["RespDecode", "CZip"]),
+        .target(
+            name: "RespDecodeTestSupport",
+            dependencies: ["RespDecode", "CZip", .product(name: "Logging", package: "swift-log")]
+        ),
         // One fuzz target per parser, through the library's public API only (see FuzzTarget.swift).
         .target(
             name: "FuzzTargets",
@@ -123,6 +126,7 @@ let package = Package(
             // gzip, deflate, zstd and br test bodies, .warc.gz members and .warc.zst and .warc.lz4 frames at run time.
             dependencies: [
                 "RespDecode", "RespDecodeTestSupport", "CLibXML2", "CZlib", "CZstd", "CLZ4", "CBrotliEncoder",
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The generator of the PngSuite pixel reference and its output, read by the test at run time.
             exclude: ["Decoders/Image/pngsuite-reference.py", "Decoders/Image/PngSuiteReference.tsv"]

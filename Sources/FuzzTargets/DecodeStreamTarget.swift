@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RespDecode
+import RespDecodeTestSupport
 
 /// `serve`'s push-driven stream (``DecodeStream``, docs/sidecar.md#semantics): an input fed in the chunks a schedule
 /// says, with the sink saying "no room" now and then, gives exactly the bytes the same input gives fed whole, and
@@ -105,38 +106,11 @@ enum DecodeStreamTarget {
 
     /// What the runner writes reading `input` from a descriptor (a temporary file), with the same pool.
     private static func runnerOutput(_ input: [UInt8]) -> (lines: [UInt8], summary: RunSummary) {
-        guard let inFile = tmpfile(), let outFile = tmpfile() else { violated("no temporary file") }
-        defer {
-            fclose(inFile)
-            fclose(outFile)
-        }
-        let inFD = fileno(inFile)
-        let outFD = fileno(outFile)
-        input.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let n = write(inFD, raw.baseAddress! + written, raw.count - written)
-                guard n > 0 else { violated("cannot write a temporary file") }
-                written += n
-            }
-        }
-        lseek(inFD, 0, SEEK_SET)
-        let summary: RunSummary
         do {
-            summary = try StreamRunner(configuration: configuration, logger: quiet, outputDescriptor: outFD, pool: pool)
-                .run([.descriptor(inFD)])
+            return try RunnerOutput.of(input, configuration: configuration, pool: pool, logger: quiet)
         } catch {
             violated("the runner failed: \(error)")
         }
-        lseek(outFD, 0, SEEK_SET)
-        var lines: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(outFD, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            lines += chunk[0..<n]
-        }
-        return (lines, summary)
     }
 
     /// Keeps the lines; can say it has no room.

@@ -120,21 +120,7 @@ extension EndToEndTests {
         }
 
         /// A TCP port on 127.0.0.1 that nothing listens on (bound, never listened, then closed).
-        static func deadAddress() throws -> String {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var inet = sockaddr_in()
-            inet.sin_family = sa_family_t(AF_INET)
-            inet.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            try withUnsafeMutablePointer(to: &inet) { pointer in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    try #require(bind(fd, $0, length) == 0)
-                    try #require(getsockname(fd, $0, &length) == 0)
-                }
-            }
-            return "tcp:127.0.0.1:\(UInt16(bigEndian: inet.sin_port))"
-        }
+        static func deadAddress() throws -> String { "tcp:127.0.0.1:\(try ServeTests.closedPort())" }
 
         /// A folder for the fake command lines and config files, removed at the end.
         final class Folder {

@@ -149,32 +149,7 @@ struct DecodeStreamTests {
     static func runnerOutput(_ input: [UInt8], _ configuration: Configuration) throws -> (
         lines: [UInt8], summary: RunSummary
     ) {
-        let inFile = try #require(tmpfile())
-        defer { fclose(inFile) }
-        let outFile = try #require(tmpfile())
-        defer { fclose(outFile) }
-        let inFD = fileno(inFile)
-        let outFD = fileno(outFile)
-        try input.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let n = write(inFD, raw.baseAddress! + written, raw.count - written)
-                try #require(n > 0)
-                written += n
-            }
-        }
-        lseek(inFD, 0, SEEK_SET)
-        let runner = StreamRunner(configuration: configuration, logger: quiet, outputDescriptor: outFD)
-        let summary = try runner.run([.descriptor(inFD)])
-        lseek(outFD, 0, SEEK_SET)
-        var lines: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(outFD, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            lines += chunk[0..<n]
-        }
-        return (lines, summary)
+        try RunnerOutput.of(input, configuration: configuration, logger: quiet)
     }
 
     /// Feeds `input` in pieces of `chunk` bytes; what each `feed` returned. `paced`: each piece once the stream has
