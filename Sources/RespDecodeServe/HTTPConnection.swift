@@ -62,6 +62,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         var headSent = false
         /// Refused after the stream began: its lines, still on their way, are dropped.
         var refused = false
+        /// The answer's end is written (what follows it on the connection is another answer).
+        var answerEnded = false
         var contentType = "application/x-ndjson"
         /// A simple route's answer, sent at the request's end.
         var simple: (status: HTTPResponseStatus, type: String, body: [UInt8], extra: [(String, String)])?
@@ -478,6 +480,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     /// connection waits for the next request only once the client has taken the answer, so that a slow reader of a
     /// large answer is not taken for an idle connection.
     private func afterAnswer(_ exchange: Exchange, written: EventLoopFuture<Void>) {
+        exchange.answerEnded = true
         guard let context else { return }
         let channel = context.channel
         guard keepsAlive(exchange) || pipelined else {
@@ -500,7 +503,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             pipelined = true
             return badRequest("pipelined requests are not served: send one request at a time", context: context)
         }
-        if draining {
+        if draining || clientEnded {
             state = .closing
             context.close(promise: nil)
             return
@@ -515,6 +518,13 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case .receiving(let receiving) where !receiving.headSent:
             receiving.stream?.cancel()
             exchange = receiving
+        case .responding(let answering) where answering.headSent && !answering.answerEnded:
+            // In the middle of an answer: a 400 cannot follow it; the decode stops and the connection closes.
+            answering.stream?.cancel()
+            release(answering)
+            state = .closing
+            context.close(promise: nil)
+            return
         case .idle, .responding:
             exchange = Exchange(route: nil, method: .GET, keepAlive: false)
         case .receiving, .closing:

@@ -468,5 +468,22 @@ extension EndToEndTests {
             #expect(connection.readToEnd(timeout: 5), "closed after the 400")
             #expect(server.stop().status == 0)
         }
+
+        /// Garbage sent while a decode's answer is still streaming: no second response head inside the chunked
+        /// answer; the decode stops, the connection closes, and the place among --max-requests is given back.
+        @Test func garbageDuringAnAnswerClosesWithoutASecondHead() throws {
+            let server = try HTTP.Sidecar(["--jobs", "2", "--max-requests", "1"])
+            let connection = try Connection(server.http)
+            connection.send(HTTP.request("/decode", body: Self.records(4000, size: 2000)))
+            #expect(try connection.waitFor { $0.lineCount > 10 })
+            connection.send(Array("\u{1}GARBAGE\r\n\r\n".utf8))
+            #expect(connection.readToEnd(timeout: 20), "closed")
+            let text = String(decoding: connection.received, as: UTF8.self)
+            #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "one response head only")
+            usleep(200_000)
+            let other = try Connection(server.http)
+            #expect(try other.exchange(HTTP.request("/decode", body: Self.records(3)))?.status == 200, "slot back")
+            #expect(server.stop().status == 0)
+        }
     }
 }
