@@ -478,8 +478,10 @@ extension EndToEndTests {
             #expect(try connection.waitFor { $0.lineCount > 10 })
             connection.send(Array("\u{1}GARBAGE\r\n\r\n".utf8))
             #expect(connection.readToEnd(timeout: 20), "closed")
-            let text = String(decoding: connection.received, as: UTF8.self)
-            #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "one response head only")
+            // A second head may only follow a complete answer (the garbage parsed after it: a 400), never sit inside it.
+            let heads = String(decoding: connection.received, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").count
+            let first = try #require(try HTTP.parse(connection.received[...], endOfInput: true)?.0)
+            #expect(heads == 2 || first.complete, "a second head inside an unfinished answer")
             usleep(200_000)
             let other = try Connection(server.http)
             #expect(try other.exchange(HTTP.request("/decode", body: Self.records(3)))?.status == 200, "slot back")
