@@ -123,11 +123,7 @@ enum ServeTarget {
         }
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    private static func now() -> Double { MonotonicClock.now }
 }
 
 /// A detached thread (the fuzz targets have no other).

@@ -103,9 +103,5 @@ final class ChannelSink: LineSink, @unchecked Sendable {
         eventLoop.execute { onFinished(summary) }
     }
 
-    static var now: UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
+    static var now: UInt64 { MonotonicClock.nanoseconds }
 }

@@ -68,15 +68,17 @@ final class Monitor: @unchecked Sendable {
     func signal() { pthread_cond_signal(condition) }
 }
 
-/// Seconds on the monotonic clock.
-enum MonotonicClock {
-    static var now: Double {
+/// The monotonic clock (also `serve`'s, for its progress checks).
+public enum MonotonicClock {
+    /// Seconds.
+    public static var now: Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    static var nanoseconds: UInt64 {
+    /// Nanoseconds.
+    public static var nanoseconds: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
