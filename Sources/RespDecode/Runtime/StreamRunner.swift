@@ -62,9 +62,18 @@ public final class StreamRunner {
     private var seq = 0
     private var batch: Batch
     private var stopped = false
-    /// Spans of `.warc.gz` inputs in flight (Runtime/MemberSpans.swift), in input order, each with its input's
-    /// assembler and name.
-    private var pendingSpans = FIFO<(span: MemberSpan, assembler: SpanAssembler, name: String?)>()
+    /// What the workers frame, in input order: spans of `.warc.gz` inputs (Runtime/MemberSpans.swift), each with its
+    /// input's assembler and name, and other inputs framed in pieces (Runtime/FramingChain.swift).
+    private enum Pending {
+        case span(MemberSpan, SpanAssembler, name: String?)
+        case chain(FramingChain)
+    }
+    private var pending = FIFO<Pending>()
+    private var spansInFlight = 0
+    private var chainsInFlight = 0
+    /// A stop cut an input framed in pieces short: what the workers framed of later inputs is dropped, so that the
+    /// lines stay a prefix of those of a whole run.
+    private var cutShort = false
     /// `--resolve-revisits`: the digests of the responses read so far (in input order, here on the reading thread).
     private var revisits: RevisitDigests?
 
@@ -110,7 +119,7 @@ public final class StreamRunner {
             run(input)
         }
         if let list, !stopped { runFiles(namedIn: list) }
-        takeSpans(all: true)
+        takePending(all: true)
         submitBatch()
         let failure = output.finish()
         if ownsPool { pool.close() }
@@ -183,6 +192,11 @@ public final class StreamRunner {
             }
         }
         while !stopped {
+            // About to block on a list with no name in it: the files named so far get their lines now.
+            if !inputReady(fd) {
+                takePending(all: true)
+                submitBatch()
+            }
             let n = readSome(fd, into: chunk, input: list, counting: false)
             if n <= 0 { break }
             var rest = UnsafeBufferPointer(rebasing: chunk.bindMemory(to: UInt8.self)[0..<n])
@@ -204,8 +218,12 @@ public final class StreamRunner {
     }
 
     private func run(_ input: InputSource) {
+        // Lines of the inputs before this one that are ready.
+        takePending()
         guard let fd = open(input) else { return }
-        defer { if case .file = input { close(fd) } }
+        // A chain (several inputs at once) closes its input itself once it is framed.
+        var chained = false
+        defer { if case .file = input, !chained { close(fd) } }
 
         // The input's bytes, read straight into (no copy per chunk) and lent to the framer.
         var buffer = FramerInput(capacity: readSize)
@@ -229,7 +247,7 @@ public final class StreamRunner {
         }
         if stopped && buffer.readableBytes == 0 { return }
         if configuration.input == .auto || configuration.input == .warc, decision() == .zip {
-            takeSpans(all: true)
+            takePending(all: true)
             runArchive(input, descriptor: fd, counted: buffer.readableBytes)
             return
         }
@@ -245,13 +263,31 @@ public final class StreamRunner {
             runSpans(&buffer, fd: fd, ended: ended, input: input)
             return
         }
-        // The records of inputs before this one come first.
-        takeSpans(all: true)
-        // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
         var framer = InputDetection.framer(
             for: format, limits: configuration.limits, warcTypes: configuration.warcTypes,
             verifyDigests: configuration.verifyDigests)
+        if pool.jobs > 1 && !stopped && isRegularFile(fd) {
+            let chain = FramingChain(
+                framer: framer, buffer: buffer, ended: ended, descriptor: fd, closesDescriptor: input != .standardInput,
+                readSize: readSize, statistics: statistics, logger: logger, name: input.lineName,
+                logName: input.logName)
+            chained = true
+            pending.append(.chain(chain))
+            chainsInFlight += 1
+            chain.start(on: pool)
+            takePending()
+            return
+        }
+        // The records of inputs before this one come first.
+        takePending(all: true)
+        // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
         pump(&framer, &buffer, fd: fd, ended: ended, input: input)
+    }
+
+    /// Whether `fd` is a regular file (always ready, never idle): such an input may be framed on the workers.
+    private func isRegularFile(_ fd: Int32) -> Bool {
+        var info = stat()
+        return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// Reads the WACZ in `descriptor` (docs/framings.md#wacz): each WARC entry, in name order, is an input of its own
@@ -367,7 +403,7 @@ public final class StreamRunner {
 
     /// Reads a `.warc.gz` whose spans are inflated and framed on the workers (Runtime/MemberSpans.swift, docs/
     /// framings.md#parallel-inflate); the items come back in input order and are decoded like any others. The spans
-    /// still in flight at the end are taken back later (``takeSpans(all:)``), so that the next input is read while
+    /// still in flight at the end are taken back later (``takePending(all:)``), so that the next input is read while
     /// the workers inflate this one's last spans.
     private func runSpans(_ buffer: inout FramerInput, fd: Int32, ended: Bool, input: InputSource) {
         let name = input.lineName
@@ -379,14 +415,15 @@ public final class StreamRunner {
             let idle = !ended && !inputReady(fd)
             while let span = MemberSpans.cut(from: &buffer, ended: ended, seenEOF: seenEOF, idle: idle) {
                 if span.delegated { pool.perform { span.frame(configuration: configuration) } }
-                pendingSpans.append((span, assembler, name))
-                takeSpans()
+                pending.append(.span(span, assembler, name: name))
+                spansInFlight += 1
+                takePending()
                 if span.isLast { break }
             }
             if ended { break }
             if idle {
                 // About to block on a pipe with nothing in it: everything cut so far gets its lines now.
-                takeSpans(all: true)
+                takePending(all: true)
                 submitBatch()
             }
             let n = readSome(fd, into: &buffer, input: input)
@@ -398,16 +435,48 @@ public final class StreamRunner {
         }
     }
 
-    /// Takes back the spans in flight that are done, in input order, waiting for the oldest while more than the
-    /// window are in flight; `all`: every one (before records of another input are added, and at the end).
-    private func takeSpans(all: Bool = false) {
-        while let head = pendingSpans.first,
-            all || pendingSpans.count > MemberSpans.inFlight(jobs: pool.jobs) || head.span.isDone
-        {
-            _ = pendingSpans.removeFirst()
-            head.assembler.take(head.span) { add($0, name: head.name) }
-            if head.span.isLast { summary.skipped.merge(head.assembler.skippedRecords, uniquingKeysWith: +) }
+    /// Takes back what the workers framed, in input order: the spans and pieces that are done, waiting for the oldest
+    /// while more spans than the window, or more inputs than jobs, are in flight; `all`: everything (before records of
+    /// another input are added, and at the end). After a stop, an input framed in pieces gives what is framed of it.
+    private func takePending(all: Bool = false) {
+        while let head = pending.first {
+            let waiting =
+                all || spansInFlight > MemberSpans.inFlight(jobs: pool.jobs) || chainsInFlight > pool.jobs
+            switch head {
+            case .span(let span, let assembler, let name):
+                guard waiting || span.isDone || cutShort else { return }
+                _ = pending.removeFirst()
+                spansInFlight -= 1
+                if cutShort { continue }
+                assembler.take(span) { add($0, name: name) }
+                if span.isLast { summary.skipped.merge(assembler.skippedRecords, uniquingKeysWith: +) }
+            case .chain(let chain):
+                if checkStop() {
+                    let (pieces, cut) = chain.halt()
+                    if !cutShort { for piece in pieces { add(piece, of: chain) } }
+                    if cut { cutShort = true }
+                } else {
+                    switch chain.take(waiting: waiting, pool: pool) {
+                    case .piece(let piece):
+                        add(piece, of: chain)
+                        continue
+                    case .notReady:
+                        return
+                    case .done:
+                        break
+                    }
+                }
+                _ = pending.removeFirst()
+                chainsInFlight -= 1
+            }
         }
+    }
+
+    /// Puts the items of a piece framed on a worker in the batch, and counts what it says of its input.
+    private func add(_ piece: FramedPiece, of chain: FramingChain) {
+        for item in piece.items { add(item, name: chain.name) }
+        if piece.readFailed { summary.failedInputs += 1 }
+        if piece.isLast { summary.skipped.merge(piece.skippedRecords, uniquingKeysWith: +) }
     }
 
     /// Reads up to `readSize` bytes into `buffer`'s spare capacity (see the other `readSome`).

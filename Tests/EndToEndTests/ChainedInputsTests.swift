@@ -1,0 +1,170 @@
+import Foundation
+import RespDecodeTestSupport
+import Testing
+
+/// Inputs that are not `.warc.gz`, read from regular files, are framed on the workers in pieces, several inputs at
+/// once (Runtime/FramingChain.swift, docs/framings.md#several-inputs-at-once): the output is the one job's, byte for
+/// byte, whatever the framing, the sizes, a missing file or a record cut short.
+extension EndToEndTests.RuntimeTests {
+    /// `count` responses of every framing's shape: JSON bodies of 0.1-4 KB with a few larger (64-300 KB) ones, so
+    /// that pieces end inside records and after many.
+    static func bodies(_ count: Int, seed: UInt64) -> [String] {
+        var random = SplitMix64(seed: seed)
+        return (0..<count).map { n in
+            let size = n % 211 == 5 ? 5_000 + Int(random.next() % 30_000) : 10 + Int(random.next() % 400)
+            let numbers = (0..<size).map { _ in String(random.next() % 100_000) }
+            return "{\"seed\":\(seed),\"n\":\(n),\"values\":[\(numbers.joined(separator: ","))]}"
+        }
+    }
+
+    static func httpStream(_ bodies: [String]) -> Data {
+        var stream = Data()
+        for body in bodies { stream.append(Self.response(body)) }
+        return stream
+    }
+
+    static func plainWARC(_ bodies: [String], seed: UInt64) -> Data {
+        var file = Data()
+        for (n, body) in bodies.enumerated() {
+            let http = String(decoding: Self.response(body), as: UTF8.self)
+            file.append(
+                Data(
+                    ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:p\(seed)-\(n)>\r\n"
+                        + "WARC-Target-URI: https://p.test/\(seed)/\(n)\r\n"
+                        + "Content-Type: application/http; msgtype=response\r\n"
+                        + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n").utf8))
+        }
+        return file
+    }
+
+    static func ndjson(_ bodies: [String]) throws -> Data {
+        var file = Data()
+        for (n, body) in bodies.enumerated() {
+            let record: [String: Any] = [
+                "id": "r\(n)", "status": 200, "url": "https://n.test/\(n)",
+                "headers": [["Content-Type", "application/json"]], "body": body,
+            ]
+            file.append(try JSONSerialization.data(withJSONObject: record))
+            file.append(UInt8(ascii: "\n"))
+        }
+        return file
+    }
+
+    /// Plain WARC, raw HTTP, NDJSON and HAR inputs of several MB each (one cut short inside a record, one missing),
+    /// named on the command line and in a list, give with 2 and 5 jobs the bytes, status and messages of one job.
+    @Test func plainInputsAtOnceKeepTheOutput() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-chains-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func write(_ data: Data, _ name: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try data.write(to: url)
+            return url.path
+        }
+        let warc = try write(Self.plainWARC(Self.bodies(3000, seed: 11), seed: 11), "a.warc")
+        let http = try write(Self.httpStream(Self.bodies(2500, seed: 12)), "b.http")
+        let jsonLines = try write(try Self.ndjson(Self.bodies(2000, seed: 13)), "c.ndjson")
+        var cut = Self.plainWARC(Self.bodies(1500, seed: 14), seed: 14)
+        cut.removeLast(cut.count / 3000)
+        let truncated = try write(cut, "d.warc")
+        for path in [warc, http, jsonLines] {
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            #expect(size > 2 << 20, "\(path) spans several pieces")
+        }
+        let missing = directory.appendingPathComponent("missing.warc").path
+        let arguments = [
+            warc, http, "samples/traffic.har", jsonLines, missing, truncated, "samples/traffic.warc.gz", warc,
+            "samples/capture.http",
+        ]
+        let list = directory.appendingPathComponent("list")
+        try arguments.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+
+        let one = try EndToEndTests.run(["--jobs", "1"] + arguments)
+        #expect(one.status == 3, "a missing input fails the run")
+        #expect(one.stderr.contains("cannot open \(missing)"))
+        let lines = try EndToEndTests.TrafficTests.lines(one.stdout)
+        let least = 3000 + 2500 + 2000 + 1400 + 3000
+        #expect(lines.count > least)
+        #expect(lines.last?["input"] as? String == "samples/capture.http")
+        let codes = lines.compactMap { line -> String? in
+            guard let error = line["error"] as? [String: Any] else { return nil }
+            return error["code"] as? String
+        }
+        #expect(codes.contains("truncatedRecord"))
+        let listedOne = try EndToEndTests.run(["--jobs", "1", "--files-from", list.path])
+        #expect(listedOne.stdout == one.stdout)
+        for jobs in ["2", "5"] {
+            for run in [
+                try EndToEndTests.run(["--jobs", jobs] + arguments),
+                try EndToEndTests.run(["--jobs", jobs, "--files-from", list.path]),
+            ] {
+                #expect(run.status == one.status)
+                #expect(run.stdout == one.stdout, "--jobs \(jobs)")
+                #expect(Self.messages(run.stderr) == Self.messages(one.stderr), "--jobs \(jobs)")
+            }
+        }
+        // The statistics count every input's bytes and records, as with one job.
+        let stats = try EndToEndTests.run(["--jobs", "2", "--stats"] + arguments)
+        let statsOne = try EndToEndTests.run(["--jobs", "1", "--stats"] + arguments)
+        #expect(Self.messages(statsOne.stderr).contains { $0.hasPrefix("  bytes in ") })
+        #expect(Self.messages(stats.stderr) == Self.messages(statsOne.stderr))
+    }
+
+    /// Standard error without what differs from run to run: log lines' timestamps, and the summary's times and rates
+    /// (from " in ").
+    static func messages(_ stderr: String) -> [String] {
+        stderr.split(separator: "\n").map { line in
+            var line = line
+            if line.first?.isNumber == true, let space = line.firstIndex(of: " ") { line = line[space...] }
+            if line.contains("records/s"), let time = line.range(of: " in ") { line = line[..<time.lowerBound] }
+            return String(line)
+        }
+    }
+
+    /// SIGTERM while several large inputs are framed on the workers: the lines written are those of one job's run, a
+    /// prefix of them, every one whole, and the exit says SIGTERM.
+    @Test func sigtermWhileInputsAreFramedOnTheWorkers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-chains-term-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths: [String] = []
+        for seed in UInt64(21)...UInt64(23) {
+            let url = directory.appendingPathComponent("\(seed).warc")
+            try Self.plainWARC(Self.bodies(20_000, seed: seed), seed: seed).write(to: url)
+            paths.append(url.path)
+        }
+        let out = directory.appendingPathComponent("out")
+        let whole = directory.appendingPathComponent("whole")
+        for url in [out, whole] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        let complete = try EndToEndTests.run(
+            ["--jobs", "1"] + paths, stdoutTo: try FileHandle(forWritingTo: whole))
+        #expect(complete.status == 0)
+
+        let process = Process()
+        process.executableURL = EndToEndTests.binary
+        process.arguments = ["--jobs", "2"] + paths
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Until some lines are out, then stop it.
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline
+            && ((try? FileManager.default.attributesOfItem(atPath: out.path)[.size] as? Int) ?? 0) < 1 << 20
+        {
+            usleep(2_000)
+        }
+        let stoppedEarly = process.isRunning
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let written = try Data(contentsOf: out)
+        let expected = try Data(contentsOf: whole)
+        if stoppedEarly {
+            #expect(process.terminationStatus == 143)
+            #expect(written.count < expected.count, "the stop cut the inputs short")
+        }
+        #expect(written.last == UInt8(ascii: "\n"))
+        #expect(expected.starts(with: written), "the lines written are one job's, in order")
+    }
+}
