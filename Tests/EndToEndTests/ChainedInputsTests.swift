@@ -139,15 +139,23 @@ extension EndToEndTests.RuntimeTests {
         let whole = directory.appendingPathComponent("whole")
         for url in [out, whole] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
         let complete = try EndToEndTests.run(
-            ["--jobs", "1"] + paths, stdoutTo: try FileHandle(forWritingTo: whole))
+            ["--jobs", "1"] + paths + ["samples/pages.http"], stdoutTo: try FileHandle(forWritingTo: whole))
         #expect(complete.status == 0)
 
+        // A pipe after the files: it sends its records at once and stays open, so that they are there to be read when
+        // the stop comes.
+        let pages = try Data(contentsOf: EndToEndTests.packageRoot.appendingPathComponent("samples/pages.http"))
         let process = Process()
         process.executableURL = EndToEndTests.binary
-        process.arguments = ["--jobs", "2"] + paths
+        process.arguments = ["--jobs", "2"] + paths + ["-"]
+        process.currentDirectoryURL = EndToEndTests.packageRoot
+        let pipe = Pipe()
+        process.standardInput = pipe
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = FileHandle.nullDevice
         try process.run()
+        pipe.fileHandleForWriting.write(pages)
+        defer { try? pipe.fileHandleForWriting.close() }
         // Until some lines are out, then stop it.
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning && Date() < deadline
@@ -165,6 +173,71 @@ extension EndToEndTests.RuntimeTests {
             #expect(written.count < expected.count, "the stop cut the inputs short")
         }
         #expect(written.last == UInt8(ascii: "\n"))
+        // (The whole run names its last input; the pipe's lines have none. Neither may show up after a cut.)
         #expect(expected.starts(with: written), "the lines written are one job's, in order")
+    }
+
+    /// The input files open at once while six are decoded with two jobs, sampled from /proc: more than one (inputs are
+    /// framed side by side) and at most three (two framed on the workers, and the next one being opened).
+    @Test func atMostJobsInputsAreFramedAtOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-chains-open-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths: [String] = []
+        for seed in UInt64(31)...UInt64(36) {
+            let url = directory.appendingPathComponent("\(seed).warc")
+            try Self.plainWARC(Self.bodies(4000, seed: seed), seed: seed).write(to: url)
+            paths.append(url.path)
+        }
+        let process = Process()
+        process.executableURL = EndToEndTests.binary
+        process.arguments = ["--jobs", "2"] + paths
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var most = 0
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        while process.isRunning {
+            let open = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+            let inputs = open.filter { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(fd)"))?.hasPrefix(
+                    directory.path) == true
+            }
+            most = max(most, inputs.count)
+            usleep(500)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(most >= 2, "inputs framed side by side")
+        #expect(most <= 3, "at most --jobs inputs framed, and one opened")
+    }
+
+    /// `-` named twice, standard input redirected from a file: the second waits for the first to be framed (they share
+    /// one file offset) and reads nothing, as with one job.
+    @Test func standardInputNamedTwice() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "respdecode-chains-stdin-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.http")
+        try Self.httpStream(Self.bodies(3000, seed: 41)).write(to: input)
+        var outputs: [Data] = []
+        for jobs in ["1", "2"] {
+            let out = directory.appendingPathComponent("out-\(jobs)")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            let process = Process()
+            process.executableURL = EndToEndTests.binary
+            process.arguments = ["--jobs", jobs, "-", "-"]
+            process.standardInput = try FileHandle(forReadingFrom: input)
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            outputs.append(try Data(contentsOf: out))
+        }
+        #expect(outputs[0].count(where: { $0 == UInt8(ascii: "\n") }) == 3000)
+        #expect(outputs[1] == outputs[0])
     }
 }

@@ -14,8 +14,10 @@
  Only regular files: a pipe or a socket must give its lines while it is idle, which the reader's own loop does (it
  watches the descriptor and the idle timeout).
 
- Memory: at most `jobs` inputs, each with `piecesAhead` + 1 pieces: jobs × (piecesAhead + 1) × (pieceHeldBytes + the
- largest record), on top of the batches in flight.
+ Memory: at most `jobs` inputs, each with `piecesAhead` pieces waiting and one being framed (each at most
+ `pieceHeldBytes` of bodies plus the record that reached it) and its framer's buffer (what it read and has not framed:
+ at most `pieceReadBytes` plus a read plus a partial record; a HAR input, parsed when it ends, is held whole as with
+ one job) and decompressor, on top of the batches in flight. See docs/framings.md#several-inputs-at-once.
  */
 import Glibc
 import Logging
@@ -93,6 +95,9 @@ final class FramingChain: @unchecked Sendable {
         self.name = name
         self.logName = logName
     }
+
+    /// Whether the input is framed to its end (its last piece may still be waiting for the reader).
+    var isFinished: Bool { monitor.withLock { finished } }
 
     /// Queues the first piece.
     func start(on pool: JobPool) {

@@ -74,6 +74,9 @@ public final class StreamRunner {
     /// A stop cut an input framed in pieces short: what the workers framed of later inputs is dropped, so that the
     /// lines stay a prefix of those of a whole run.
     private var cutShort = false
+    /// Standard input (a regular file) is being framed on the workers: read again (`-` named twice), it must wait for
+    /// them, as the two share one file offset.
+    private var standardInputChained = false
     /// `--resolve-revisits`: the digests of the responses read so far (in input order, here on the reading thread).
     private var revisits: RevisitDigests?
 
@@ -219,7 +222,10 @@ public final class StreamRunner {
 
     private func run(_ input: InputSource) {
         // Lines of the inputs before this one that are ready.
-        takePending()
+        takePending(all: input == .standardInput && standardInputChained)
+        if input == .standardInput { standardInputChained = false }
+        // A stop cut an input before this one short: nothing after it is read.
+        if cutShort { return }
         guard let fd = open(input) else { return }
         // A chain (several inputs at once) closes its input itself once it is framed.
         var chained = false
@@ -248,6 +254,7 @@ public final class StreamRunner {
         if stopped && buffer.readableBytes == 0 { return }
         if configuration.input == .auto || configuration.input == .warc, decision() == .zip {
             takePending(all: true)
+            if cutShort { return }
             runArchive(input, descriptor: fd, counted: buffer.readableBytes)
             return
         }
@@ -267,19 +274,25 @@ public final class StreamRunner {
             for: format, limits: configuration.limits, warcTypes: configuration.warcTypes,
             verifyDigests: configuration.verifyDigests)
         if pool.jobs > 1 && !stopped && isRegularFile(fd) {
+            // At most `jobs` inputs are framed at once: wait for the oldest when as many are.
+            takePending(makingRoom: true)
+            if cutShort { return }
+            var owned = false
+            if case .file = input { owned = true }
             let chain = FramingChain(
-                framer: framer, buffer: buffer, ended: ended, descriptor: fd, closesDescriptor: input != .standardInput,
+                framer: framer, buffer: buffer, ended: ended, descriptor: fd, closesDescriptor: owned,
                 readSize: readSize, statistics: statistics, logger: logger, name: input.lineName,
                 logName: input.logName)
             chained = true
+            if input == .standardInput { standardInputChained = true }
             pending.append(.chain(chain))
             chainsInFlight += 1
             chain.start(on: pool)
-            takePending()
             return
         }
         // The records of inputs before this one come first.
         takePending(all: true)
+        if cutShort { return }
         // (The framer is opened from the existential once: `pump` calls it directly, once per item.)
         pump(&framer, &buffer, fd: fd, ended: ended, input: input)
     }
@@ -437,11 +450,14 @@ public final class StreamRunner {
 
     /// Takes back what the workers framed, in input order: the spans and pieces that are done, waiting for the oldest
     /// while more spans than the window, or more inputs than jobs, are in flight; `all`: everything (before records of
-    /// another input are added, and at the end). After a stop, an input framed in pieces gives what is framed of it.
-    private func takePending(all: Bool = false) {
+    /// another input are added, and at the end); `makingRoom`: until fewer inputs than jobs are framed on the workers.
+    /// After a stop, an input framed in pieces and not framed to its end gives what is framed of it, and everything
+    /// after it is dropped.
+    private func takePending(all: Bool = false, makingRoom: Bool = false) {
         while let head = pending.first {
             let waiting =
-                all || spansInFlight > MemberSpans.inFlight(jobs: pool.jobs) || chainsInFlight > pool.jobs
+                all || spansInFlight > MemberSpans.inFlight(jobs: pool.jobs)
+                || chainsInFlight >= (makingRoom ? pool.jobs : pool.jobs + 1)
             switch head {
             case .span(let span, let assembler, let name):
                 guard waiting || span.isDone || cutShort else { return }
@@ -451,7 +467,8 @@ public final class StreamRunner {
                 assembler.take(span) { add($0, name: name) }
                 if span.isLast { summary.skipped.merge(assembler.skippedRecords, uniquingKeysWith: +) }
             case .chain(let chain):
-                if checkStop() {
+                // (A chain framed to its end is taken whole: a stop then leaves nothing of it unread.)
+                if !chain.isFinished && checkStop() {
                     let (pieces, cut) = chain.halt()
                     if !cutShort { for piece in pieces { add(piece, of: chain) } }
                     if cut { cutShort = true }

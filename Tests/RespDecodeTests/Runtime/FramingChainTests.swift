@@ -128,6 +128,22 @@ struct FramingChainTests {
         #expect(!Self.isOpen(fd, path), "the halt closed the descriptor")
     }
 
+    /// A descriptor the caller owns (`InputSource.descriptor`), a regular file framed on the workers, is left open.
+    @Test func callersDescriptorStaysOpen() throws {
+        let (fd, path) = try Self.file(Self.stream(500, seed: 10))
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let sink = open("/dev/null", O_WRONLY)
+        defer { close(sink) }
+        let summary = try StreamRunner(
+            configuration: DecodeStreamTests.configuration(jobs: 2), logger: Self.quiet, outputDescriptor: sink
+        ).run([.descriptor(fd)])
+        #expect(summary.records == 500)
+        #expect(Self.isOpen(fd, path))
+    }
+
     /// A reader that takes nothing: the chain frames `piecesAhead` pieces and waits, holding at most that many
     /// pieces' bodies (about `pieceHeldBytes` each, plus one record), whatever the input's length.
     @Test func framingWaitsForTheReader() throws {
