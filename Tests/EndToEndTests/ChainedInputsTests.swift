@@ -17,6 +17,22 @@ extension EndToEndTests.RuntimeTests {
         }
     }
 
+    /// A new scratch folder named `name` and the process id; the caller removes it.
+    static func scratchDirectory(_ name: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// One plain WARC of `records` responses per seed, written in `directory` as SEED.warc; their paths.
+    static func warcFiles(in directory: URL, seeds: ClosedRange<UInt64>, records: Int) throws -> [String] {
+        try seeds.map { seed in
+            let url = directory.appendingPathComponent("\(seed).warc")
+            try plainWARC(bodies(records, seed: seed), seed: seed).write(to: url)
+            return url.path
+        }
+    }
+
     static func httpStream(_ bodies: [String]) -> Data {
         var stream = Data()
         for body in bodies { stream.append(Self.response(body)) }
@@ -27,14 +43,17 @@ extension EndToEndTests.RuntimeTests {
         var file = Data()
         for (n, body) in bodies.enumerated() {
             let http = String(decoding: Self.response(body), as: UTF8.self)
-            file.append(
-                Data(
-                    ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:p\(seed)-\(n)>\r\n"
-                        + "WARC-Target-URI: https://p.test/\(seed)/\(n)\r\n"
-                        + "Content-Type: application/http; msgtype=response\r\n"
-                        + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n").utf8))
+            file.append(contentsOf: warcResponse(http, id: "p\(seed)-\(n)", uri: "https://p.test/\(seed)/\(n)"))
         }
         return file
+    }
+
+    /// A WARC response record whose block is `http`.
+    static func warcResponse(_ http: String, id: String, uri: String) -> [UInt8] {
+        Array(
+            ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(id)>\r\nWARC-Target-URI: \(uri)\r\n"
+                + "Content-Type: application/http; msgtype=response\r\n"
+                + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n").utf8)
     }
 
     static func ndjson(_ bodies: [String]) throws -> Data {
@@ -53,9 +72,7 @@ extension EndToEndTests.RuntimeTests {
     /// Plain WARC, raw HTTP, NDJSON and HAR inputs of several MB each (one cut short inside a record, one missing),
     /// named on the command line and in a list, give with 2 and 5 jobs the bytes, status and messages of one job.
     @Test func plainInputsAtOnceKeepTheOutput() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "respdecode-chains-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory("respdecode-chains")
         defer { try? FileManager.default.removeItem(at: directory) }
         func write(_ data: Data, _ name: String) throws -> String {
             let url = directory.appendingPathComponent(name)
@@ -125,16 +142,9 @@ extension EndToEndTests.RuntimeTests {
     /// SIGTERM while several large inputs are framed on the workers: the lines written are those of one job's run, a
     /// prefix of them, every one whole, and the exit says SIGTERM.
     @Test func sigtermWhileInputsAreFramedOnTheWorkers() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "respdecode-chains-term-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory("respdecode-chains-term")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var paths: [String] = []
-        for seed in UInt64(21)...UInt64(23) {
-            let url = directory.appendingPathComponent("\(seed).warc")
-            try Self.plainWARC(Self.bodies(20_000, seed: seed), seed: seed).write(to: url)
-            paths.append(url.path)
-        }
+        let paths = try Self.warcFiles(in: directory, seeds: 21...23, records: 20_000)
         let out = directory.appendingPathComponent("out")
         let whole = directory.appendingPathComponent("whole")
         for url in [out, whole] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
@@ -180,16 +190,9 @@ extension EndToEndTests.RuntimeTests {
     /// The input files open at once while six are decoded with two jobs, sampled from /proc: more than one (inputs are
     /// framed side by side) and at most three (two framed on the workers, and the next one being opened).
     @Test func atMostJobsInputsAreFramedAtOnce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "respdecode-chains-open-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory("respdecode-chains-open")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var paths: [String] = []
-        for seed in UInt64(31)...UInt64(36) {
-            let url = directory.appendingPathComponent("\(seed).warc")
-            try Self.plainWARC(Self.bodies(4000, seed: seed), seed: seed).write(to: url)
-            paths.append(url.path)
-        }
+        let paths = try Self.warcFiles(in: directory, seeds: 31...36, records: 4000)
         let process = Process()
         process.executableURL = EndToEndTests.binary
         process.arguments = ["--jobs", "2"] + paths
@@ -216,9 +219,7 @@ extension EndToEndTests.RuntimeTests {
     /// `-` named twice, standard input redirected from a file: the second waits for the first to be framed (they share
     /// one file offset) and reads nothing, as with one job.
     @Test func standardInputNamedTwice() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "respdecode-chains-stdin-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory("respdecode-chains-stdin")
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("in.http")
         try Self.httpStream(Self.bodies(3000, seed: 41)).write(to: input)

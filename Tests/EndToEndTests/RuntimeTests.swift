@@ -89,10 +89,7 @@ extension EndToEndTests {
                 let body = "{\"n\":\(n),\"values\":[\(numbers.joined(separator: ","))]}"
                 let http =
                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-                let record = Array(
-                    ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:\(seed)-\(n)>\r\n"
-                        + "WARC-Target-URI: https://x.test/\(n)\r\nContent-Type: application/http; msgtype=response\r\n"
-                        + "Content-Length: \(http.utf8.count)\r\n\r\n\(http)\r\n\r\n").utf8)
+                let record = warcResponse(http, id: "\(seed)-\(n)", uri: "https://x.test/\(n)")
                 if n % 50 == 7 {
                     file.append(
                         contentsOf: HostileDocumentTests.HostileEncodingTests.gzip(data: Array(record.prefix(60))))
