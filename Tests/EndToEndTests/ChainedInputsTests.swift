@@ -144,7 +144,13 @@ extension EndToEndTests.RuntimeTests {
     @Test func sigtermWhileInputsAreFramedOnTheWorkers() throws {
         let directory = try Self.scratchDirectory("respdecode-chains-term")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let paths = try Self.warcFiles(in: directory, seeds: 21...23, records: 20_000)
+        // A small file between two large ones: framed to its end while the first is still being framed, it must still
+        // give no line once the stop cuts the first short.
+        let paths = try [
+            Self.warcFiles(in: directory, seeds: 21...21, records: 20_000),
+            Self.warcFiles(in: directory, seeds: 22...22, records: 200),
+            Self.warcFiles(in: directory, seeds: 23...23, records: 20_000),
+        ].flatMap { $0 }
         let out = directory.appendingPathComponent("out")
         let whole = directory.appendingPathComponent("whole")
         for url in [out, whole] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }

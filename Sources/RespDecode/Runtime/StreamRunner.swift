@@ -467,10 +467,13 @@ public final class StreamRunner {
                 assembler.take(span) { add($0, name: name) }
                 if span.isLast { summary.skipped.merge(assembler.skippedRecords, uniquingKeysWith: +) }
             case .chain(let chain):
-                // (A chain framed to its end is taken whole: a stop then leaves nothing of it unread.)
-                if !chain.isFinished && checkStop() {
+                if cutShort {
+                    // After an input cut short, nothing of a later one, however much of it is framed.
+                    _ = chain.halt()
+                } else if !chain.isFinished && checkStop() {
+                    // (A chain framed to its end is taken whole: a stop then leaves nothing of it unread.)
                     let (pieces, cut) = chain.halt()
-                    if !cutShort { for piece in pieces { add(piece, of: chain) } }
+                    for piece in pieces { add(piece, of: chain) }
                     if cut { cutShort = true }
                 } else {
                     switch chain.take(waiting: waiting, pool: pool) {
