@@ -23,6 +23,9 @@ public final class JobPool: @unchecked Sendable {
         case task(@Sendable () -> Void)
     }
     private var queue = FIFO<Work>()
+    /// Framing tasks, taken before any batch: what they frame feeds every worker, and a reader waits for them in input
+    /// order, while the batches queued are bounded by their streams' windows anyway.
+    private var tasks = FIFO<Work>()
     private var closing = false
     /// Each worker's own wake-up, and the idle workers, the most recently idle last. A new batch wakes that one, and
     /// only when no worker is busy or batches pile up: when one worker keeps up (tiny records, where the reader is the
@@ -84,7 +87,7 @@ public final class JobPool: @unchecked Sendable {
     }
 
     /// Work waiting for a worker (batches and framing tasks): `serve`'s queue depth.
-    public var queueDepth: Int { monitor.withLock { queue.count } }
+    public var queueDepth: Int { monitor.withLock { queue.count + tasks.count } }
 
     /// Whether more work waits than the workers can take up soon: four streams' windows of batches queued
     /// (`serve`'s `/readyz`).
@@ -107,12 +110,12 @@ public final class JobPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `task` on a worker, in turn with the batches: a stream's reader hands it work that would otherwise be done
+    /// Runs `task` on a worker, before the batches waiting: a stream's reader hands it work that would otherwise be done
     /// on its own thread (inflating and framing a span of a `.warc.gz`), and waits for the result itself. An idle
     /// worker is always woken: the reader needs the result.
     func perform(_ task: @escaping @Sendable () -> Void) {
         monitor.withLock {
-            queue.append(.task(task))
+            tasks.append(.task(task))
             if let worker = idle.popLast() {
                 isIdle[worker] = false
                 wakeUps[worker].signal()
@@ -129,7 +132,7 @@ public final class JobPool: @unchecked Sendable {
         let scratch = OutputBuffer()
         while true {
             let next: Work? = monitor.withLock {
-                while queue.isEmpty && !closing {
+                while queue.isEmpty && tasks.isEmpty && !closing {
                     if !isIdle[worker] {
                         isIdle[worker] = true
                         idle.append(worker)
@@ -140,7 +143,7 @@ public final class JobPool: @unchecked Sendable {
                     isIdle[worker] = false
                     idle.removeAll { $0 == worker }
                 }
-                return queue.removeFirst()
+                return tasks.removeFirst() ?? queue.removeFirst()
             }
             guard let next else { return }
             guard case .batch(let batch, let stream) = next else {
