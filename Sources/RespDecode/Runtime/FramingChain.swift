@@ -62,10 +62,8 @@ final class FramingChain: @unchecked Sendable {
     private var framed = FIFO<FramedPiece>()
     /// A piece is being framed, or queued on the pool to be.
     private var running = false
-    /// The last piece is framed.
+    /// The last piece is framed (once `framed` is empty too, the reader took it).
     private var finished = false
-    /// The reader took the last piece.
-    private var takenLast = false
     /// The reader stopped the chain (a signal, or output gone): no piece is started any more.
     private var halted = false
 
@@ -119,11 +117,8 @@ final class FramingChain: @unchecked Sendable {
     func take(waiting: Bool, pool: JobPool) -> Taken {
         while true {
             let (taken, resume): (Taken?, Bool) = monitor.withLock {
-                if let piece = framed.removeFirst() {
-                    if piece.isLast { takenLast = true }
-                    return (.piece(piece), startIfWaiting())
-                }
-                if takenLast || halted && !running { return (.done, false) }
+                if let piece = framed.removeFirst() { return (.piece(piece), startIfWaiting()) }
+                if finished { return (.done, false) }
                 let resume = startIfWaiting()
                 if !waiting { return (.notReady, resume) }
                 if !resume { monitor.wait() }
@@ -138,14 +133,13 @@ final class FramingChain: @unchecked Sendable {
     /// framed and, as `decodeLast(seenEOF: false)` would, the complete items left in the framer's buffer; `cut`: the
     /// input was not framed to its end.
     func halt() -> (pieces: [FramedPiece], cut: Bool) {
-        var pieces: [FramedPiece] = monitor.withLock {
+        var (pieces, cut): ([FramedPiece], Bool) = monitor.withLock {
             halted = true
             while running { monitor.wait() }
             var pieces: [FramedPiece] = []
             while let piece = framed.removeFirst() { pieces.append(piece) }
-            return pieces
+            return (pieces, !finished)
         }
-        let cut = !monitor.withLock { finished }
         if cut {
             var last = FramedPiece(isLast: true)
             while let item = framer.decodeLast(buffer: &buffer, seenEOF: false) { last.items.append(item) }
@@ -154,7 +148,6 @@ final class FramingChain: @unchecked Sendable {
             closeDescriptor()
             monitor.withLock { finished = true }
         }
-        monitor.withLock { takenLast = true }
         return (pieces, cut)
     }
 

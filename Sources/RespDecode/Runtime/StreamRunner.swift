@@ -16,6 +16,9 @@ public enum InputSource: Sendable, Hashable {
         }
     }
 
+    /// A file the runner opens (and closes) itself.
+    var isFile: Bool { if case .file = self { true } else { false } }
+
     /// The name used in log messages.
     var logName: String { lineName ?? (self == .standardInput ? "standard input" : "the connection") }
 }
@@ -229,7 +232,7 @@ public final class StreamRunner {
         guard let fd = open(input) else { return }
         // A chain (several inputs at once) closes its input itself once it is framed.
         var chained = false
-        defer { if case .file = input, !chained { close(fd) } }
+        defer { if input.isFile && !chained { close(fd) } }
 
         // The input's bytes, read straight into (no copy per chunk) and lent to the framer.
         var buffer = FramerInput(capacity: readSize)
@@ -277,10 +280,8 @@ public final class StreamRunner {
             // At most `jobs` inputs are framed at once: wait for the oldest when as many are.
             takePending(makingRoom: true)
             if cutShort { return }
-            var owned = false
-            if case .file = input { owned = true }
             let chain = FramingChain(
-                framer: framer, buffer: buffer, ended: ended, descriptor: fd, closesDescriptor: owned,
+                framer: framer, buffer: buffer, ended: ended, descriptor: fd, closesDescriptor: input.isFile,
                 readSize: readSize, statistics: statistics, logger: logger, name: input.lineName,
                 logName: input.logName)
             chained = true
