@@ -139,6 +139,8 @@ let package = Package(
         ),
         // Replays every input the fuzzers kept (Tests/FuzzRegressions/TARGET/) through its target, and the seeds.
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "RespDecodeTestSupport"]),
+        // The sidecar's parts in process (@testable import): its metrics under concurrent changes.
+        .testTarget(name: "RespDecodeServeTests", dependencies: ["RespDecode", "RespDecodeServe"]),
         // Runs the built `respdecode` binary on samples/ and on crafted streams.
         .testTarget(
             name: "EndToEndTests",

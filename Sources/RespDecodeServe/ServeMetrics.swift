@@ -69,12 +69,14 @@ final class ServeMetrics: Sendable {
     func received(bytes: Int) { bytesIn.increment(by: Int64(bytes)) }
 
     /// A connection opened (+1) or closed (-1) on a listener (`stream`, `http`).
+    /// The gauge is set under the count's lock: set after it, a close on one event loop and an accept on another
+    /// could land in the wrong order and leave the gauge one off until the next change.
     func connection(_ listener: String, _ change: Int) {
-        let now = openCount.withLock { counts in
+        openCount.withLock { counts in
             counts[listener, default: 0] += change
-            return counts[listener, default: 0]
+            Gauge(label: "respdecode_open_connections", dimensions: [("listener", listener)])
+                .record(counts[listener, default: 0])
         }
-        Gauge(label: "respdecode_open_connections", dimensions: [("listener", listener)]).record(now)
     }
 
     /// An HTTP request was answered.

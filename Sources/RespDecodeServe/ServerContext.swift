@@ -84,22 +84,21 @@ final class ServerContext: Sendable {
     }
 
     /// Takes a place among the requests decoding at once (`--max-requests`); false when all are taken.
+    /// The gauge is set under the lock, as ``ServeMetrics/connection(_:_:)`` says why.
     func startDecoding() -> Bool {
-        let count: Int? = state.withLock { state in
-            guard state.decoding < settings.maxRequests else { return nil }
+        state.withLock { state in
+            guard state.decoding < settings.maxRequests else { return false }
             state.decoding += 1
-            return state.decoding
+            metrics.decoding(state.decoding)
+            return true
         }
-        if let count { metrics.decoding(count) }
-        return count != nil
     }
 
     func endDecoding() {
-        metrics.decoding(
-            state.withLock { state in
-                state.decoding -= 1
-                return state.decoding
-            })
+        state.withLock { state in
+            state.decoding -= 1
+            metrics.decoding(state.decoding)
+        }
     }
 
     /// Ready: not draining, a request may start decoding now, and the workers are not saturated.
