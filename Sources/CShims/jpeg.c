@@ -191,7 +191,7 @@ int respdecode_jpeg_read(const uint8_t *data, size_t size, const respdecode_jpeg
         JDIMENSION got = jpeg_read_scanlines(&decompress, pointers, (JDIMENSION)batch);
         for (JDIMENSION i = 0; i < got; i++) {
             if (cmyk) cmyk_to_rgba(pointers[i], width, decompress.saw_Adobe_marker);
-            row(context, width, decompress.output_height, channels, pointers[i], width, first + i, 0, 1);
+            row(context, width, decompress.output_height, channels, pointers[i], width, first + i, 0, 1, NULL);
         }
     }
     jpeg_finish_decompress(&decompress);

@@ -138,8 +138,8 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
         return RESPDECODE_IMAGE_LIMIT;
     }
     /* To 8-bit samples, as stored (no gamma, no background): 16 bits to their high byte, low-bit gray scaled to 8
-       bits, tRNS to alpha. Palette images stay indices (unpacked to a byte each); their RGBA table goes back in the
-       header, so the caller reads RGBA8 pixels without libpng writing four bytes for each one. */
+       bits, tRNS to alpha. Palette images stay indices (unpacked to a byte each); their RGBA table goes with every row,
+       so the caller reads RGBA8 pixels without libpng writing four bytes for each one. */
     if (color_type == PNG_COLOR_TYPE_PALETTE) {
         if (bit_depth < 8) png_set_packing(png);
         for (int i = 0; i < 256; i++) {
@@ -171,6 +171,7 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
     /* Interlaced images are taken pass by pass (no png_set_interlace_handling), so no whole-image buffer is needed. */
     png_read_update_info(png, info);
     uint32_t channels = color_type == PNG_COLOR_TYPE_PALETTE ? 0 : png_get_channels(png, info);
+    const uint8_t *palette = channels == 0 ? header->palette_rgba : NULL;
     size_t pixel_bytes = channels == 0 ? 1 : channels;
     size_t row_bytes = png_get_rowbytes(png, info);
     if (png_get_bit_depth(png, info) != 8 || row_bytes < (size_t)width * pixel_bytes ||
@@ -189,7 +190,7 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
     if (interlace == PNG_INTERLACE_NONE) {
         for (png_uint_32 y = 0; y < height; y++) {
             png_read_row(png, state.row, NULL);
-            row(context, width, height, channels, state.row, width, y, 0, 1);
+            row(context, width, height, channels, state.row, width, y, 0, 1, palette);
         }
     } else {
         /* libpng skips the passes that are empty for this size; so does this loop. */
@@ -199,7 +200,7 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
             for (png_uint_32 r = 0; r < rows; r++) {
                 png_read_row(png, state.row, NULL);
                 row(context, width, height, channels, state.row, columns, PNG_ROW_FROM_PASS_ROW(r, pass), PNG_PASS_START_COL(pass),
-                    PNG_PASS_COL_OFFSET(pass));
+                    PNG_PASS_COL_OFFSET(pass), palette);
             }
         }
     }

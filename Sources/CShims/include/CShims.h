@@ -48,11 +48,11 @@ int respdecode_forward_signals(int pipe_write_end);
 
 /* Called with each decoded row of a width x height image: `count` pixels of image row `y`, pixel k at
    x = x0 + k*step (an Adam7 pass row has step > 1). 8 bits per sample; `channels` is 1 (gray), 2 (gray, alpha),
-   3 (RGB), 4 (RGBA), or 0 for palette indices (one byte each; the RGBA palette is in the header afterwards).
-   Must not fail and must not call back into the library. */
+   3 (RGB), 4 (RGBA), or 0 for palette indices (one byte each; `palette` then holds the 256 RGBA entries, the same
+   for every row, else it is NULL). Must not fail and must not call back into the library. */
 typedef void (*respdecode_rgba_row_fn)(void *context, uint32_t width, uint32_t height, uint32_t channels,
                                        const uint8_t *pixels, uint32_t count, uint32_t y, uint32_t x0,
-                                       uint32_t step);
+                                       uint32_t step, const uint8_t *palette);
 
 /* What a decode call gives back besides its header. */
 typedef struct {
@@ -76,7 +76,8 @@ typedef struct {
     uint32_t icc_bytes;
     int has_phys, phys_unit;  /* unit 1 = metre */
     uint32_t phys_x, phys_y;
-    uint8_t palette_rgba[256 * 4]; /* full decode of a palette image: PLTE with tRNS alpha; absent entries 0,0,0,255 */
+    uint8_t palette_rgba[256 * 4]; /* full decode of a palette image: PLTE with tRNS alpha; absent entries 0,0,0,255;
+                                      given to every row callback */
 } respdecode_png_header;
 
 typedef struct {
@@ -183,5 +184,9 @@ int respdecode_json_escape_vectorized(void);
    bytes, and returns the bytes written; with `validate`, -1 (and nothing meaningful written) when `in` is not UTF-8. -2
    when the CPU has no vector path. */
 long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate);
+
+/* R, G, B and A, each summed over `count` four-byte pixels, into sums[0..<4] (pixelsums.c). 0 when done; -2, with
+   nothing done, when the CPU has no vector path (the caller sums them itself). */
+int respdecode_rgba_sums(const uint8_t *pixels, size_t count, uint64_t *sums);
 
 #endif

@@ -46,12 +46,13 @@ enum ImageShim {
 /// The shims' row callback: `context` is an unretained ``PixelAccumulator`` (alive for the whole decode call).
 private func addRowToAccumulator(
     _ context: UnsafeMutableRawPointer?, _ width: UInt32, _ height: UInt32, _ channels: UInt32,
-    _ row: UnsafePointer<UInt8>?, _ count: UInt32, _ y: UInt32, _ x0: UInt32, _ step: UInt32
+    _ row: UnsafePointer<UInt8>?, _ count: UInt32, _ y: UInt32, _ x0: UInt32, _ step: UInt32,
+    _ palette: UnsafePointer<UInt8>?
 ) {
     guard let context, let row else { return }
     Unmanaged<PixelAccumulator>.fromOpaque(context)._withUnsafeGuaranteedRef {
         $0.addRow(
             row, count: Int(count), channels: Int(channels), y: Int(y), x0: Int(x0), step: Int(step),
-            width: Int(width), height: Int(height))
+            width: Int(width), height: Int(height), palette: palette)
     }
 }

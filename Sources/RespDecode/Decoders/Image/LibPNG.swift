@@ -15,8 +15,6 @@ enum LibPNG {
         var iccBytes: Int?
         /// pHYs: pixels per unit and whether the unit is the metre.
         var physical: (x: Int, y: Int, perMetre: Bool)?
-        /// After a full decode of a palette image: 256 RGBA entries (PLTE with tRNS alpha).
-        var paletteRGBA: [UInt8]?
     }
 
     struct Limits {
@@ -52,8 +50,6 @@ enum LibPNG {
                 hasTransparency: header.has_trns != 0,
                 iccBytes: header.has_icc != 0 ? Int(header.icc_bytes) : nil,
                 physical: header.has_phys != 0
-                    ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil,
-                paletteRGBA: pixels != nil && header.color_type == 3
-                    ? withUnsafeBytes(of: header.palette_rgba) { Array($0) } : nil))
+                    ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil))
     }
 }

@@ -44,10 +44,7 @@ enum PNGImage {
             guard pixels.pixelsSeen == header.width * header.height else {
                 throw RecordError(.invalidImage, "png: the image data ended before every pixel was decoded")
             }
-            info.decoded =
-                header.paletteRGBA.map { palette in
-                    palette.withUnsafeBufferPointer { pixels.summary(palette: $0) }
-                } ?? pixels.summary()
+            info.decoded = pixels.summary()
         }
         return info
     }

@@ -1,3 +1,5 @@
+internal import CShims
+
 /// What `--inflate` reports about a fully decoded image (docs/output.md#image, `decoded`): the RGBA8 byte count, the
 /// mean
 /// colour and a 64-bit difference hash.
@@ -65,9 +67,9 @@ final class PixelAccumulator {
     @exclusivity(unchecked) private var cellCounts = [UInt64](repeating: 0, count: 72)
     /// R, G, B, A summed over every pixel.
     @exclusivity(unchecked) private var totals = SIMD4<UInt64>.zero
-    /// Palette images: per cell, how often each index occurs (`72·256`), and over the whole image when cells overlap.
-    @exclusivity(unchecked) private var histogram: [UInt32] = []
-    @exclusivity(unchecked) private var totalHistogram: [UInt64] = []
+    /// Palette images: each index's RGBA entry as four 16-bit fields of one word (R lowest), made from the first
+    /// row's palette (``paletteSums(_:_:_:)``).
+    @exclusivity(unchecked) private var paletteWords: [UInt64] = []
     /// Pixels taken so far: a complete decode gives exactly `width × height`.
     @exclusivity(unchecked) private(set) var pixelsSeen = 0
 
@@ -90,16 +92,24 @@ final class PixelAccumulator {
     /// Adds one row of `count` pixels of `channels` bytes (1, 2 or 4; 0: palette indices; the decoders give RGB
     /// with a filler byte) of image row `y` of a
     /// `width × height` image; pixel `k` is at `x = x0 + k·step` (`x0 = 0, step = 1` for a whole row; an Adam7 pass
-    /// row has its pass's start and step).
+    /// row has its pass's start and step). Indices come with `palette`, 256 RGBA entries (the same for every row;
+    /// without it an index counts as opaque black).
     func addRow(
-        _ pixels: UnsafePointer<UInt8>, count: Int, channels: Int, y: Int, x0: Int, step: Int, width: Int, height: Int
+        _ pixels: UnsafePointer<UInt8>, count: Int, channels: Int, y: Int, x0: Int, step: Int, width: Int, height: Int,
+        palette: UnsafePointer<UInt8>? = nil
     ) {
         if self.width == 0 { start(width: width, height: height) }
         guard count > 0, y >= 0, y < self.height, step > 0, width == self.width, height == self.height,
             channels == 0 || channels == 1 || channels == 2 || channels == 4
         else { return }
         pixelsSeen &+= count
-        if channels == 0 { return addIndexRow(pixels, count: count, y: y, x0: x0, step: step) }
+        if channels == 0 && paletteWords.isEmpty {
+            paletteWords = (0..<256).map { index in
+                guard let palette else { return 255 << 48 }
+                let entry = palette + 4 * index
+                return UInt64(entry[0]) | UInt64(entry[1]) << 16 | UInt64(entry[2]) << 32 | UInt64(entry[3]) << 48
+            }
+        }
         // The cell rows this image row is in: one, unless the image is under 8 rows high.
         var firstCellRow = 8
         var lastCellRow = 0
@@ -113,7 +123,10 @@ final class PixelAccumulator {
             let first = min(max(Self.ceilDiv(colLow[j] - x0, step), 0), count)
             let last = min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
             guard last > first else { continue }
-            let sums = Self.rgbaSums(pixels + channels * first, last - first, channels: channels)
+            let sums =
+                channels == 0
+                ? paletteWords.withUnsafeBufferPointer { Self.paletteSums(pixels + first, last - first, $0) }
+                : Self.rgbaSums(pixels + channels * first, last - first, channels: channels)
             rowTotal &+= sums
             var i = firstCellRow
             while i <= lastCellRow {
@@ -123,72 +136,16 @@ final class PixelAccumulator {
             }
         }
         // Cells of images under 9 pixels wide overlap: the row's total is then taken once, directly.
-        totals &+= width >= 9 ? rowTotal : Self.rgbaSums(pixels, count, channels: channels)
+        totals &+=
+            width >= 9
+            ? rowTotal
+            : channels == 0
+                ? paletteWords.withUnsafeBufferPointer { Self.paletteSums(pixels, count, $0) }
+                : Self.rgbaSums(pixels, count, channels: channels)
     }
 
-    /// A row of palette indices: counted per cell, turned into colours once the palette is known
-    /// (``summary(palette:)``). Each cell has four tables, taking every fourth pixel in turn: runs of one index
-    /// would otherwise make every increment wait for the one before.
-    private func addIndexRow(_ pixels: UnsafePointer<UInt8>, count: Int, y: Int, x0: Int, step: Int) {
-        if histogram.isEmpty {
-            histogram = [UInt32](repeating: 0, count: 72 * 4 * 256)
-            if !cellsPartition { totalHistogram = [UInt64](repeating: 0, count: 256) }
-        }
-        histogram.withUnsafeMutableBufferPointer { hist in
-            for j in 0..<9 {
-                let first = min(max(Self.ceilDiv(colLow[j] - x0, step), 0), count)
-                let last = min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
-                guard last > first else { continue }
-                for i in 0..<8 where rowLow[i] <= y && y < rowHigh[i] {
-                    let t0 = hist.baseAddress! + (i * 9 + j) * 1024
-                    let (t1, t2, t3) = (t0 + 256, t0 + 512, t0 + 768)
-                    var k = first
-                    while last &- k >= 4 {
-                        t0[Int(pixels[k])] &+= 1
-                        t1[Int(pixels[k &+ 1])] &+= 1
-                        t2[Int(pixels[k &+ 2])] &+= 1
-                        t3[Int(pixels[k &+ 3])] &+= 1
-                        k &+= 4
-                    }
-                    while k < last {
-                        t0[Int(pixels[k])] &+= 1
-                        k &+= 1
-                    }
-                    cellCounts[i * 9 + j] &+= UInt64(last - first)
-                }
-            }
-        }
-        if !cellsPartition {
-            for k in 0..<count { totalHistogram[Int(pixels[k])] &+= 1 }
-        }
-    }
-
-    /// The summary, once every pixel has been added; `palette` (256 RGBA entries) for a palette image's indices.
-    func summary(palette: UnsafeBufferPointer<UInt8>? = nil) -> PixelSummary {
-        if !histogram.isEmpty, let palette, palette.count >= 1024 {
-            func colour(_ index: Int) -> SIMD4<UInt64> {
-                SIMD4(
-                    UInt64(palette[4 * index]), UInt64(palette[4 * index + 1]), UInt64(palette[4 * index + 2]),
-                    UInt64(palette[4 * index + 3]))
-            }
-            for cell in 0..<72 {
-                for index in 0..<256 {
-                    let n =
-                        UInt64(histogram[cell * 1024 + index]) &+ UInt64(histogram[cell * 1024 + 256 + index])
-                        &+ UInt64(histogram[cell * 1024 + 512 + index]) &+ UInt64(histogram[cell * 1024 + 768 + index])
-                    guard n != 0 else { continue }
-                    let sums = colour(index) &* n
-                    cellSums[cell] &+= sums
-                    if cellsPartition { totals &+= sums }
-                }
-            }
-            if !cellsPartition {
-                for index in 0..<256 where totalHistogram[index] != 0 {
-                    totals &+= colour(index) &* totalHistogram[index]
-                }
-            }
-            histogram = []
-        }
+    /// The summary, once every pixel has been added.
+    func summary() -> PixelSummary {
         let n = UInt64(max(width * height, 1))
         let mean = (0..<4).map { Int((totals[$0] &* 2 &+ n) / (2 * n)) }
         var hash: UInt64 = 0
@@ -213,9 +170,43 @@ final class PixelAccumulator {
         a >= 0 ? (a + b - 1) / b : -((-a) / b)
     }
 
+    /// R, G, B and A summed over `n` palette indices, each looked up in `words` (``paletteWords``) and added as one
+    /// word: a field holds at most 255 × 256 within a run of 256 indices, so the fields are split out after each.
+    /// (Counting indices per cell and weighting the palette at the end cost a memory increment per pixel and a
+    /// 72 × 256 table per image: twice the instructions.)
+    @inline(__always) static func paletteSums(
+        _ p: UnsafePointer<UInt8>, _ n: Int, _ words: UnsafeBufferPointer<UInt64>
+    ) -> SIMD4<UInt64> {
+        guard let table = words.baseAddress, words.count == 256 else { return .zero }
+        var result = SIMD4<UInt64>.zero
+        var i = 0
+        while i < n {
+            let end = min(n, i &+ 256)
+            // Two sums, so that each addition does not wait on the one before.
+            var s0: UInt64 = 0
+            var s1: UInt64 = 0
+            while end &- i >= 2 {
+                s0 &+= table[Int(p[i])]
+                s1 &+= table[Int(p[i &+ 1])]
+                i &+= 2
+            }
+            if i < end {
+                s0 &+= table[Int(p[i])]
+                i &+= 1
+            }
+            let s = s0 &+ s1
+            result &+= SIMD4(s & 0xFFFF, (s >> 16) & 0xFFFF, (s >> 32) & 0xFFFF, s >> 48)
+        }
+        return result
+    }
+
     /// R, G, B and A summed over `n` pixels of `channels` bytes (1, 2 or 4), as RGBA8: gray counts for R, G and B,
-    /// missing alpha as 255. (RGB rows come with a filler byte: libpng and libjpeg-turbo add it as they write.)
-    @inline(__always) static func rgbaSums(_ p: UnsafePointer<UInt8>, _ n: Int, channels: Int) -> SIMD4<UInt64> {
+    /// missing alpha as 255. (RGB rows come with a filler byte: libpng and libjpeg-turbo add it as they write.) Four-
+    /// byte pixels go to the AVX2 code of Sources/CShims/pixelsums.c when the CPU has it (`vector`; false for the
+    /// tests).
+    @inline(__always) static func rgbaSums(
+        _ p: UnsafePointer<UInt8>, _ n: Int, channels: Int, vector: Bool = true
+    ) -> SIMD4<UInt64> {
         switch channels {
         case 1:
             let s = byteSums(p, n, period: 1)
@@ -224,6 +215,13 @@ final class PixelAccumulator {
             let s = byteSums(p, 2 * n, period: 2)
             return SIMD4(s[0], s[0], s[0], s[1])
         default:
+            if vector {
+                var sums = SIMD4<UInt64>.zero
+                let done = withUnsafeMutableBytes(of: &sums) {
+                    respdecode_rgba_sums(p, n, $0.baseAddress!.assumingMemoryBound(to: UInt64.self))
+                }
+                if done == 0 { return sums }
+            }
             return byteSums(p, 4 * n, period: 4)
         }
     }
