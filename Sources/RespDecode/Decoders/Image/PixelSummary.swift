@@ -118,21 +118,32 @@ final class PixelAccumulator {
             lastCellRow = i
         }
         var rowTotal = SIMD4<UInt64>.zero
-        for j in 0..<9 {
-            // Pixels k with colLow ≤ x0 + k·step < colHigh, clipped to the row.
-            let first = min(max(Self.ceilDiv(colLow[j] - x0, step), 0), count)
-            let last = min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
-            guard last > first else { continue }
-            let sums =
-                channels == 0
-                ? paletteWords.withUnsafeBufferPointer { Self.paletteSums(pixels + first, last - first, $0) }
-                : Self.rgbaSums(pixels + channels * first, last - first, channels: channels)
-            rowTotal &+= sums
-            var i = firstCellRow
-            while i <= lastCellRow {
-                cellSums[i * 9 + j] &+= sums
-                cellCounts[i * 9 + j] &+= UInt64(last - first)
-                i += 1
+        // A whole row (the common case) needs no division to find its pixels in a cell column.
+        let wholeRow = x0 == 0 && step == 1
+        cellSums.withUnsafeMutableBufferPointer { cellSums in
+            cellCounts.withUnsafeMutableBufferPointer { cellCounts in
+                paletteWords.withUnsafeBufferPointer { words in
+                    for j in 0..<9 {
+                        // Pixels k with colLow ≤ x0 + k·step < colHigh, clipped to the row.
+                        let first =
+                            wholeRow ? min(colLow[j], count) : min(max(Self.ceilDiv(colLow[j] - x0, step), 0), count)
+                        let last =
+                            wholeRow
+                            ? min(colHigh[j], count) : min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
+                        guard last > first else { continue }
+                        let sums =
+                            channels == 0
+                            ? Self.paletteSums(pixels + first, last - first, words)
+                            : Self.rgbaSums(pixels + channels * first, last - first, channels: channels)
+                        rowTotal &+= sums
+                        var i = firstCellRow
+                        while i <= lastCellRow {
+                            cellSums[i * 9 + j] &+= sums
+                            cellCounts[i * 9 + j] &+= UInt64(last - first)
+                            i += 1
+                        }
+                    }
+                }
             }
         }
         // Cells of images under 9 pixels wide overlap: the row's total is then taken once, directly.
@@ -182,19 +193,23 @@ final class PixelAccumulator {
         var i = 0
         while i < n {
             let end = min(n, i &+ 256)
-            // Two sums, so that each addition does not wait on the one before.
+            // Four sums, so that each addition does not wait on the one before.
             var s0: UInt64 = 0
             var s1: UInt64 = 0
-            while end &- i >= 2 {
+            var s2: UInt64 = 0
+            var s3: UInt64 = 0
+            while end &- i >= 4 {
                 s0 &+= table[Int(p[i])]
                 s1 &+= table[Int(p[i &+ 1])]
-                i &+= 2
+                s2 &+= table[Int(p[i &+ 2])]
+                s3 &+= table[Int(p[i &+ 3])]
+                i &+= 4
             }
-            if i < end {
+            while i < end {
                 s0 &+= table[Int(p[i])]
                 i &+= 1
             }
-            let s = s0 &+ s1
+            let s = s0 &+ s1 &+ s2 &+ s3
             result &+= SIMD4(s & 0xFFFF, (s >> 16) & 0xFFFF, (s >> 32) & 0xFFFF, s >> 48)
         }
         return result
