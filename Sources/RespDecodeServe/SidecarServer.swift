@@ -45,6 +45,7 @@ public final class SidecarServer: Sendable {
         /// the listener's option change together on the listener's loop, so that a pause and a resume can never
         /// land in the other order.
         func accepted() {
+            if open.withLock({ $0.closed }) { return }
             let channel = channel
             channel.eventLoop.execute { [self] in
                 let pause = open.withLock { state -> Bool in
@@ -61,8 +62,12 @@ public final class SidecarServer: Sendable {
             }
         }
 
-        /// A connection closed: below the limit again, accept again (on the listener's loop, as `accepted`).
+        /// A connection closed: below the limit again, accept again (on the listener's loop, as `accepted`). Once the
+        /// listener is closed nothing is scheduled: connections that close as the loops shut down (their close
+        /// callbacks may run after the listener's loop has stopped) would each make SwiftNIO print an error -- 449
+        /// lines after 4,000 connections, enough to fill a stderr pipe nobody reads during the stop and hang it.
         func ended() {
+            if open.withLock({ $0.closed }) { return }
             let channel = channel
             channel.eventLoop.execute { [self] in
                 let resume = open.withLock { state -> Bool in
