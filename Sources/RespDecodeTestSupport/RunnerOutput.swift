@@ -11,13 +11,18 @@ public enum RunnerOutput {
     }
 
     /// The lines and summary of `input` run through a ``StreamRunner`` with `configuration` (on `pool`, if given).
+    /// With more than one job the input is framed on the workers, in pieces, as when more inputs follow it
+    /// (docs/framings.md#several-inputs-at-once): it is followed by an empty `--files-from` list.
     public static func of(
         _ input: [UInt8], configuration: Configuration, pool: JobPool? = nil, logger: Logger
     ) throws -> (lines: [UInt8], summary: RunSummary) {
-        guard let inFile = tmpfile(), let outFile = tmpfile() else { throw Failure(description: "no temporary file") }
+        guard let inFile = tmpfile(), let outFile = tmpfile(), let listFile = tmpfile() else {
+            throw Failure(description: "no temporary file")
+        }
         defer {
             fclose(inFile)
             fclose(outFile)
+            fclose(listFile)
         }
         let inFD = fileno(inFile)
         let outFD = fileno(outFile)
@@ -32,7 +37,7 @@ public enum RunnerOutput {
         lseek(inFD, 0, SEEK_SET)
         let summary = try StreamRunner(
             configuration: configuration, logger: logger, outputDescriptor: outFD, pool: pool
-        ).run([.descriptor(inFD)])
+        ).run([.descriptor(inFD)], thenFilesNamedIn: .descriptor(fileno(listFile)))
         lseek(outFD, 0, SEEK_SET)
         var lines: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)

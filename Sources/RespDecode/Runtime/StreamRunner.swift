@@ -121,8 +121,8 @@ public final class StreamRunner {
         -> RunSummary
     {
         statistics.expect(bytes: list == nil ? Self.totalSize(of: inputs) : nil)
-        for input in inputs where !stopped {
-            run(input)
+        for (index, input) in inputs.enumerated() where !stopped {
+            run(input, moreFollow: index < inputs.count - 1 || list != nil)
         }
         if let list, !stopped { runFiles(namedIn: list) }
         takePending(all: true)
@@ -191,7 +191,7 @@ public final class StreamRunner {
             }
             switch FileList.entry(line) {
             case .none: return
-            case .path(let path): run(.file(path))
+            case .path(let path): run(.file(path), moreFollow: true)
             case .invalid(let why):
                 logger.error("\(list.logName): '\(String(decoding: line.prefix(200), as: UTF8.self))': \(why)")
                 summary.failedInputs += 1
@@ -223,7 +223,9 @@ public final class StreamRunner {
         if !stopped && (!line.isEmpty || overlong) { take() }
     }
 
-    private func run(_ input: InputSource) {
+    /// Decodes `input`; `moreFollow`: other inputs may come after it (a chain is worth starting only when it can be
+    /// framed beside another input).
+    private func run(_ input: InputSource, moreFollow: Bool) {
         // Lines of the inputs before this one that are ready.
         takePending(all: input == .standardInput && standardInputChained)
         if input == .standardInput { standardInputChained = false }
@@ -276,7 +278,11 @@ public final class StreamRunner {
         var framer = InputDetection.framer(
             for: format, limits: configuration.limits, warcTypes: configuration.warcTypes,
             verifyDigests: configuration.verifyDigests)
-        if pool.jobs > 1 && !stopped && isRegularFile(fd) {
+        // A chain pays only beside another input: one input alone is framed one piece after another wherever that
+        // happens, and handing its pieces from a worker to the reader cost 7-16 % more CPU on bench/small's streams of
+        // small records (docs/framings.md#several-inputs-at-once). So the reader frames an input itself unless more
+        // inputs follow or earlier ones are still being framed or inflated on the workers.
+        if pool.jobs > 1 && !stopped && (moreFollow || !pending.isEmpty) && isRegularFile(fd) {
             // At most `jobs` inputs are framed at once: wait for the oldest when as many are.
             takePending(makingRoom: true)
             if cutShort { return }
