@@ -42,7 +42,7 @@ enum Invocation {
 
     /// The command `arguments` (without the program name) ask for, with the options of its config file.
     static func parse(_ arguments: [String]) throws -> any ParsableCommand {
-        let command = try RespDecodeCommand.parseAsRoot(arguments)
+        let command = try decodeDirectly(arguments) ?? RespDecodeCommand.parseAsRoot(arguments)
         guard let decoding = command as? any DecodeOptionsCommand, let path = decoding.options.config else {
             return command
         }
@@ -79,6 +79,22 @@ enum Invocation {
                 try RespDecodeCommand.parseAsRoot(merged($0))
             }
         }
+    }
+
+    /// The decode command `arguments` ask for, parsed by `DecodeCommand` itself; nil when the root must parse them: a
+    /// word that names a subcommand (or `help`) is among them, or they do not parse as decoding (a usage error, a help
+    /// or version request), so that every message stays the root's.
+    ///
+    /// Why: start-up is a share of every short run (bench/small's workloads), and two thirds of an empty run's
+    /// instructions were ArgumentParser's, most of them the root building the decode command's argument set again for
+    /// each question it asks on the way to its default subcommand (34 M of 51 M instructions, callgrind).
+    static func decodeDirectly(_ arguments: [String]) -> DecodeCommand? {
+        let words = Set(
+            RespDecodeCommand.configuration.subcommands.flatMap { command in
+                [command.configuration.commandName ?? ""] + command.configuration.aliases
+            } + ["help"])
+        guard !arguments.contains(where: { words.contains($0) }) else { return nil }
+        return (try? DecodeCommand.parseAsRoot(arguments)) as? DecodeCommand
     }
 
     /// Each entry of `file` with the arguments it stands for.

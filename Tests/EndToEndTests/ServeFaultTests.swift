@@ -156,7 +156,15 @@ extension EndToEndTests {
             let other = try Connection(server.http)
             let answer = try other.exchange(HTTP.request("/decode", body: Self.records(5)))
             #expect(answer?.status == 200 && answer?.lineCount == 5)
-            #expect(try HTTP.metrics(other).value("respdecode_http_requests_decoding") == 0)
+            // Every slot comes back: the dropped request's once its stream has let go of the batches it had in flight,
+            // which on a loaded machine may come after the other request's answer.
+            var decoding = try HTTP.metrics(other).value("respdecode_http_requests_decoding")
+            let deadline = Date().addingTimeInterval(3)
+            while decoding != 0 && Date() < deadline {
+                usleep(50_000)
+                decoding = try HTTP.metrics(other).value("respdecode_http_requests_decoding")
+            }
+            #expect(decoding == 0, "requests decoding: \(decoding)")
             #expect(server.stop().status == 0)
         }
 
