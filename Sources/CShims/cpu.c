@@ -24,3 +24,18 @@ int respdecode_lower_this_thread(int steps) {
     int current = getpriority(PRIO_PROCESS, (id_t)thread);
     return setpriority(PRIO_PROCESS, (id_t)thread, current + steps);
 }
+
+int respdecode_cpu_has_avx2(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    static int known = -1; /* races only write the same value */
+    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (value < 0) {
+        __builtin_cpu_init();
+        value = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
+    }
+    return value;
+#else
+    return 0;
+#endif
+}

@@ -235,21 +235,11 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
     return (size_t)(o - out);
 }
 
-static int has_avx2(void) {
-    static int known = -1; /* races only write the same value */
-    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
-    }
-    return value;
-}
 #endif
 
 int respdecode_json_escape_vectorized(void) {
 #ifdef RESPDECODE_X86
-    return has_avx2();
+    return respdecode_cpu_has_avx2();
 #else
     return 0;
 #endif
@@ -257,7 +247,7 @@ int respdecode_json_escape_vectorized(void) {
 
 long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate) {
 #ifdef RESPDECODE_X86
-    if (has_avx2()) {
+    if (respdecode_cpu_has_avx2()) {
         if (validate && !validate_avx2(in, n)) return -1;
         return (long)escape_avx2(in, n, out);
     }

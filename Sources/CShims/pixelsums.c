@@ -15,17 +15,6 @@
 #endif
 
 #ifdef RESPDECODE_X86
-static int has_avx2(void) {
-    static int known = -1; /* races only write the same value */
-    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
-    }
-    return value;
-}
-
 /* Bytes are read as sixteen 16-bit lanes and split by mask and shift into their even bytes (R, B) and odd bytes
    (G, A), added in 16-bit lanes for at most 256 steps (256 x 255 fits); seen as 32-bit lanes, each then holds one
    channel in its low half and another in its high half. Three horizontal adds bring the four channels' block sums
@@ -65,7 +54,7 @@ __attribute__((target("avx2"))) static void rgba_sums_avx2(const uint8_t *pixels
 
 int respdecode_rgba_sums(const uint8_t *pixels, size_t count, uint64_t *sums) {
 #ifdef RESPDECODE_X86
-    if (has_avx2()) {
+    if (respdecode_cpu_has_avx2()) {
         rgba_sums_avx2(pixels, count, sums);
         return 0;
     }

@@ -32,6 +32,10 @@ void respdecode_xml_free(void *pointer);
    at least 1. */
 int respdecode_usable_cpus(void);
 
+/* Whether this CPU has AVX2 (x86-64; 0 elsewhere): the vector paths of jsonescape.c and pixelsums.c, chosen at run
+   time. */
+int respdecode_cpu_has_avx2(void);
+
 /* Raises the calling thread's nice value (lowers its priority) by `steps`, only this thread's. 0 or -1. */
 int respdecode_lower_this_thread(int steps);
 
