@@ -118,9 +118,11 @@ public final class SidecarServer: Sendable {
                 httpAddress = Self.bound(address, listener.channel)
             }
         } catch {
+            // Closed as a stop closes them (``Listener/close()``), so that a client that connected meanwhile schedules
+            // nothing on the loops as they shut down.
             for listener in listeners {
-                try? listener.channel.close().wait()
-                listener.socketFile?.remove()
+                listener.close()
+                try? listener.channel.closeFuture.wait()
             }
             try? group.syncShutdownGracefully()
             pool.close()
