@@ -120,9 +120,15 @@ final class PixelAccumulator {
         var rowTotal = SIMD4<UInt64>.zero
         // A whole row (the common case) needs no division to find its pixels in a cell column.
         let wholeRow = x0 == 0 && step == 1
-        cellSums.withUnsafeMutableBufferPointer { cellSums in
-            cellCounts.withUnsafeMutableBufferPointer { cellCounts in
-                paletteWords.withUnsafeBufferPointer { words in
+        paletteWords.withUnsafeBufferPointer { words in
+            /// RGBA sums of the row's pixels `first ..< first + n`.
+            func sums(_ first: Int, _ n: Int) -> SIMD4<UInt64> {
+                channels == 0
+                    ? Self.paletteSums(pixels + first, n, words)
+                    : Self.rgbaSums(pixels + channels * first, n, channels: channels)
+            }
+            cellSums.withUnsafeMutableBufferPointer { cellSums in
+                cellCounts.withUnsafeMutableBufferPointer { cellCounts in
                     for j in 0..<9 {
                         // Pixels k with colLow ≤ x0 + k·step < colHigh, clipped to the row.
                         let first =
@@ -131,28 +137,20 @@ final class PixelAccumulator {
                             wholeRow
                             ? min(colHigh[j], count) : min(max(Self.ceilDiv(colHigh[j] - x0, step), 0), count)
                         guard last > first else { continue }
-                        let sums =
-                            channels == 0
-                            ? Self.paletteSums(pixels + first, last - first, words)
-                            : Self.rgbaSums(pixels + channels * first, last - first, channels: channels)
-                        rowTotal &+= sums
+                        let cell = sums(first, last - first)
+                        rowTotal &+= cell
                         var i = firstCellRow
                         while i <= lastCellRow {
-                            cellSums[i * 9 + j] &+= sums
+                            cellSums[i * 9 + j] &+= cell
                             cellCounts[i * 9 + j] &+= UInt64(last - first)
                             i += 1
                         }
                     }
                 }
             }
+            // Cells of images under 9 pixels wide overlap: the row's total is then taken once, directly.
+            totals &+= width >= 9 ? rowTotal : sums(0, count)
         }
-        // Cells of images under 9 pixels wide overlap: the row's total is then taken once, directly.
-        totals &+=
-            width >= 9
-            ? rowTotal
-            : channels == 0
-                ? paletteWords.withUnsafeBufferPointer { Self.paletteSums(pixels, count, $0) }
-                : Self.rgbaSums(pixels, count, channels: channels)
     }
 
     /// The summary, once every pixel has been added.
