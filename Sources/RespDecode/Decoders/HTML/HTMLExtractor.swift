@@ -535,8 +535,16 @@ final class HTMLExtractor {
         return false
     }
 
+    /// Every attribute this extractor reads (by ``value(of:in:)``, `metaTag` and `isHidden`). libxml2 is not given
+    /// the others (``HTMLAttributeScan``, docs/html-parser.md#cost): an attribute read here must be listed here.
+    static let readAttributes: [StaticString] = [
+        "action", "alt", "aria-hidden", "content", "hidden", "href", "http-equiv", "lang", "name", "property", "rel",
+        "src", "style", "type",
+    ]
+
     /// The value of the first attribute called `name` (lowercase); nil when absent or without a value.
     static func value(of name: StaticString, in attributes: HTMLAttributes) -> UnsafePointer<UInt8>? {
+        assert(readAttributes.contains { $0.description == name.description }, "\(name) is not in readAttributes")
         for (attribute, value) in attributes where equals(attribute, name) { return value }
         return nil
     }

@@ -41,13 +41,18 @@ enum LibXML2HTML {
     /// Most element-stack entries the searches for stray end tags may look at in one document (2²⁶: about 0.1 s).
     static let maxStraySearch = 1 << 26
 
-    /// Parses `text` (UTF-8) and sends its events to `extractor`.
+    /// Parses `text` (UTF-8) and sends its events to `extractor`. `droppingUnreadAttributes` false (for tests) gives
+    /// libxml2 every attribute.
     /// - Returns: why the document was not read to its end (a bound of this file or `maxDepth`), or nil.
-    static func parse(_ text: UnsafeBufferPointer<UInt8>, into extractor: HTMLExtractor, maxDepth: Int) -> String? {
+    static func parse(
+        _ text: UnsafeBufferPointer<UInt8>, into extractor: HTMLExtractor, maxDepth: Int,
+        droppingUnreadAttributes: Bool = true
+    ) -> String? {
         _ = processSetup
         respdecode_xml_silence_this_thread()
         let scan = HTMLAttributeScan.scan(
-            text, attributeLimit: maxAttributesPerElement, pairBudget: maxAttributePairs)
+            text, attributeLimit: maxAttributesPerElement, pairBudget: maxAttributePairs,
+            droppingUnreadAttributes: droppingUnreadAttributes)
         var text = text
         var cut: String?
         if let found = scan.cut {
@@ -278,6 +283,22 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 /// (`</script` or `</style`, any case, then white space, `/` or `>`), or to the end of input, is dropped, so that
 /// libxml2 sees the start tag and the end tag only. A script whose start tag mentions `json` (JSON-LD, which the
 /// headline reads) is kept whole and scanned as text, as before.
+///
+/// Attributes the extractor never reads (``HTMLExtractor/readAttributes``: `class`, `id`, `data-*`, `srcset` …, two
+/// in three of a page's attributes) are dropped too: libxml2 reads every attribute value one character at a time,
+/// allocates it and looks its name up (docs/html-parser.md#cost). Dropping must not change what libxml2 makes of the
+/// rest, so an attribute is dropped only where this lexer and libxml2 2.9.14 read the tag alike:
+/// - the attribute follows libxml2's white space (space, tab, LF, CR), its name has only the bytes libxml2 reads as
+///   one (`htmlParseHTMLName`: an ASCII letter, `_`, `:` or `.` first, then those, digits and `-`; at most 99), and
+///   the dropped bytes (its name, `=` and value; the white space before stays) hold no NUL, `<` or `>`, so every
+///   construct libxml2 ends at a `>` (end tags, processing instructions, doctypes) ends where it did;
+/// - nothing before it on the page could be read differently: the dropping stops for the rest of the page at a form
+///   feed between attributes or ending an unquoted value (white space to this lexer, not to libxml2), a name libxml2
+///   would not read, a `/` not before `>`, an unclosed quote or comment, an end tag, processing instruction or `<!`
+///   with a `<` before its `>`, a NUL anywhere, or a tag or comment that begins in a kept JSON-LD script and ends
+///   past libxml2's end of it (the first `</` and a letter); tags inside such a script drop nothing.
+/// libxml2 then gives the extractor the same events with the same read attributes; the HTML tests check this on the
+/// corpora pages and on generated pages full of the cases above.
 enum HTMLAttributeScan {
     /// What the scan found: the tag to end the document before (nil when none), and the byte ranges to drop, as
     /// pairs of start and end offsets in `text`, ascending, each non-empty and all before the cut.
@@ -295,12 +316,21 @@ enum HTMLAttributeScan {
     }
 
     /// The scan of `text`: see the type's description.
-    static func scan(_ text: UnsafeBufferPointer<UInt8>, attributeLimit limit: Int, pairBudget: Int) -> Result {
+    static func scan(
+        _ text: UnsafeBufferPointer<UInt8>, attributeLimit limit: Int, pairBudget: Int,
+        droppingUnreadAttributes: Bool = true
+    ) -> Result {
         guard let base = text.baseAddress, !text.isEmpty else { return Result() }
         // The byte loops test a class table (one load per byte) rather than five comparisons: this scan reads every
         // tag of the page before libxml2 does (docs/html-parser.md#cost).
         return classes.withUnsafeBufferPointer { table in
-            scan(base, count: text.count, limit: limit, pairBudget: pairBudget, classes: table.baseAddress!)
+            xmlClasses.withUnsafeBufferPointer { xml in
+                readNames.withUnsafeBufferPointer { read in
+                    scan(
+                        base, count: text.count, limit: limit, pairBudget: pairBudget, classes: table.baseAddress!,
+                        xml: xml.baseAddress!, read: read, dropping: droppingUnreadAttributes)
+                }
+            }
         }
     }
 
@@ -328,6 +358,31 @@ enum HTMLAttributeScan {
     private static let slash: UInt8 = 4
     private static let equals: UInt8 = 8
 
+    /// Classes of bytes as libxml2 2.9.14's HTML parser reads a start tag (`htmlParseHTMLName`, `SKIP_BLANKS`), for
+    /// the attributes to drop: a name's first byte (ASCII letter, `_`, `:`, `.`), a name's byte (those, digits, `-`),
+    /// libxml2's white space (no form feed), and the bytes a dropped range never holds (NUL, `<`, `>`).
+    private static let xmlNameStart: UInt8 = 1
+    private static let xmlName: UInt8 = 2
+    private static let xmlBlank: UInt8 = 4
+    private static let xmlUnsafe: UInt8 = 8
+
+    /// The longest name libxml2 reads whole (`HTML_PARSER_BUFFER_SIZE` is 100).
+    private static let maxXMLName = 99
+
+    private static let xmlClasses: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 256)
+        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = xmlNameStart | xmlName }
+        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = xmlNameStart | xmlName }
+        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = xmlName }
+        for byte in [UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: ".")] {
+            table[Int(byte)] = xmlNameStart | xmlName
+        }
+        table[Int(UInt8(ascii: "-"))] = xmlName
+        for byte in [0x20, 0x0A, 0x09, 0x0D] { table[byte] = xmlBlank }
+        for byte in [0x00, 0x3C, 0x3E] { table[byte] = xmlUnsafe }
+        return table
+    }()
+
     private static let classes: [UInt8] = {
         var table = [UInt8](repeating: 0, count: 256)
         for byte in [0x20, 0x0A, 0x09, 0x0D, 0x0C] { table[byte] = space }
@@ -338,11 +393,18 @@ enum HTMLAttributeScan {
     }()
 
     private static func scan(
-        _ base: UnsafePointer<UInt8>, count n: Int, limit: Int, pairBudget: Int, classes: UnsafePointer<UInt8>
+        _ base: UnsafePointer<UInt8>, count n: Int, limit: Int, pairBudget: Int, classes: UnsafePointer<UInt8>,
+        xml: UnsafePointer<UInt8>, read: UnsafeBufferPointer<PackedName>, dropping: Bool
     ) -> Result {
         var result = Result()
         var pairs = 0
         var i = 0
+        // Attributes are dropped only while libxml2 is known to read the page as this lexer does: anything it may
+        // read otherwise ends the dropping for the rest of the page (see the type's description).
+        var dropping = dropping
+        // Tags and comments starting before this offset lie in a kept script, which libxml2 reads as text.
+        var keepUntil = 0
+        var checkedNUL = false
         while i < n {
             guard let found = memchr(base + i, 0x3C, n - i) else { return result }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
@@ -352,63 +414,115 @@ enum HTMLAttributeScan {
             if first == 0x21 { // <!
                 if k + 2 < n && base[k + 1] == 0x2D && base[k + 2] == 0x2D {
                     guard let close = find(Array("-->".utf8), in: base, from: k + 3, to: n) else {
+                        dropping = false // libxml2 reads the rest as the comment
                         i = k + 3
                         continue
                     }
+                    if lt < keepUntil && close + 3 > keepUntil { dropping = false }
                     i = close + 3
                 } else {
+                    if dropping && !closesBeforeNextTag(base, from: k, to: n) { dropping = false }
                     i = k
                 }
                 continue
             }
             guard (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else {
+                // An end tag or a processing instruction: libxml2 reads it to the first `>`, this lexer as text.
+                if dropping && (first == 0x2F || first == 0x3F) && !closesBeforeNextTag(base, from: k, to: n) {
+                    dropping = false
+                }
                 i = k
                 continue
             }
             // The tag name: up to white space, `>` or `/`.
-            while k < n && classes[Int(base[k])] & (space | greater | slash) == 0 { k += 1 }
+            var nameBits = xmlName
+            while k < n && classes[Int(base[k])] & (space | greater | slash) == 0 {
+                nameBits &= xml[Int(base[k])]
+                k += 1
+            }
             let nameEnd = k
+            if nameBits == 0 || nameEnd - lt - 1 > maxXMLName { dropping = false }
             var count = 0
             while k < n {
-                while k < n && classes[Int(base[k])] & (space | slash) != 0 { k += 1 }
+                // libxml2 skips only its own blanks here, and reads a `/` that is not before `>` as a bogus attribute.
+                while k < n && classes[Int(base[k])] & (space | slash) != 0 {
+                    if dropping && xml[Int(base[k])] & xmlBlank == 0
+                        && !(base[k] == 0x2F && k + 1 < n && base[k + 1] == 0x3E)
+                    {
+                        dropping = false
+                    }
+                    k += 1
+                }
                 guard k < n, base[k] != 0x3E else { break }
                 // A name: at least one byte, up to white space, `=`, `>` or `/`.
+                let attributeStart = k
+                var bits = xml[Int(base[k])] & xmlNameStart != 0 ? xmlName : 0
                 k += 1
-                while k < n && classes[Int(base[k])] == 0 { k += 1 }
+                while k < n && classes[Int(base[k])] == 0 {
+                    bits &= xml[Int(base[k])]
+                    k += 1
+                }
+                let attributeNameEnd = k
+                if bits == 0 || attributeNameEnd - attributeStart > maxXMLName { dropping = false }
                 // The new name is compared with the `count` before it.
                 pairs += count
                 count += 1
-                if count > limit {
-                    result.cut = (lt, false)
+                if count > limit || pairs > pairBudget {
+                    // The text ends before this tag: what was to be dropped in it goes too.
+                    while let last = result.dropped.last, last > lt { result.dropped.removeLast(2) }
+                    result.cut = (lt, count <= limit)
                     return result
                 }
-                if pairs > pairBudget {
-                    result.cut = (lt, true)
-                    return result
-                }
-                while k < n && classes[Int(base[k])] == space { k += 1 }
-                guard k < n, base[k] == 0x3D else { continue }
-                k += 1
-                while k < n && classes[Int(base[k])] == space { k += 1 }
-                guard k < n else { break }
-                let quote = base[k]
-                if quote == 0x22 || quote == 0x27 {
-                    guard let close = memchr(base + k + 1, Int32(quote), n - k - 1) else {
-                        k += 1
-                        break
+                skipSpace(base, &k, n, classes: classes, xml: xml, dropping: &dropping)
+                var attributeEnd = attributeNameEnd
+                if k < n && base[k] == 0x3D {
+                    k += 1
+                    skipSpace(base, &k, n, classes: classes, xml: xml, dropping: &dropping)
+                    guard k < n else { break }
+                    let quote = base[k]
+                    if quote == 0x22 || quote == 0x27 {
+                        guard let close = memchr(base + k + 1, Int32(quote), n - k - 1) else {
+                            dropping = false // libxml2 reads the rest of the page as the value
+                            k += 1
+                            break
+                        }
+                        k = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base + 1
+                    } else {
+                        // An unquoted value: up to white space or `>` (for libxml2, its blanks or `>`).
+                        while k < n && classes[Int(base[k])] & (space | greater) == 0 { k += 1 }
+                        if dropping && (k == n || (base[k] != 0x3E && xml[Int(base[k])] & xmlBlank == 0)) {
+                            dropping = false
+                        }
                     }
-                    k = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base + 1
-                } else {
-                    // An unquoted value: up to white space or `>`.
-                    while k < n && classes[Int(base[k])] & (space | greater) == 0 { k += 1 }
+                    attributeEnd = k
+                }
+                if dropping && lt >= keepUntil && xml[Int(base[attributeStart - 1])] & xmlBlank != 0
+                    && !isRead(
+                        base + attributeStart, count: attributeNameEnd - attributeStart, available: n - attributeStart,
+                        names: read)
+                    && !containsUnsafe(base, from: attributeNameEnd, to: attributeEnd, xml: xml)
+                {
+                    if !checkedNUL {
+                        checkedNUL = true
+                        dropping = memchr(base, 0, n) == nil
+                    }
+                    if dropping {
+                        result.dropped.append(attributeStart)
+                        result.dropped.append(attributeEnd)
+                    }
                 }
             }
             i = k
+            if lt < keepUntil && k > keepUntil { dropping = false }
             // A script or style start tag closed by `>` (not `/>`): its content is dropped up to the end tag.
             guard k < n, base[k] == 0x3E, base[k - 1] != 0x2F,
-                let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1),
-                name.count == 5 || !mentionsJSON(base + nameEnd, count: k - nameEnd)
+                let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1)
             else { continue }
+            guard name.count == 5 || !mentionsJSON(base + nameEnd, count: k - nameEnd) else {
+                // Kept whole: libxml2 reads it as text up to the first `</` and a letter; nothing in it is dropped.
+                keepUntil = scriptTextEnd(base, from: k + 1, to: n)
+                continue
+            }
             let end = endTag(name, in: base, from: k + 1, to: n, classes: classes)
             if end > k + 1 {
                 result.dropped.append(k + 1)
@@ -417,6 +531,111 @@ enum HTMLAttributeScan {
             i = end
         }
         return result
+    }
+
+    /// Skips white space at `k`; a form feed, white space to this lexer but not to libxml2, ends the dropping.
+    @inline(__always)
+    private static func skipSpace(
+        _ base: UnsafePointer<UInt8>, _ k: inout Int, _ n: Int, classes: UnsafePointer<UInt8>,
+        xml: UnsafePointer<UInt8>,
+        dropping: inout Bool
+    ) {
+        while k < n && classes[Int(base[k])] == space {
+            if xml[Int(base[k])] & xmlBlank == 0 { dropping = false }
+            k += 1
+        }
+    }
+
+    /// Whether a `>` comes before the next `<` from `from` on (libxml2 ends end tags, processing instructions and
+    /// doctypes at the first `>`; this lexer reads them as text).
+    private static func closesBeforeNextTag(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) -> Bool {
+        var k = from
+        while k < n {
+            if base[k] == 0x3E { return true }
+            if base[k] == 0x3C { return false }
+            k += 1
+        }
+        return false
+    }
+
+    /// Where libxml2 2.9.14 ends script text (without `HTML_PARSE_RECOVER`): the first `</` and an ASCII letter, or
+    /// the end of input.
+    private static func scriptTextEnd(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) -> Int {
+        var i = from
+        while i < n {
+            guard let found = memchr(base + i, 0x3C, n - i) else { return n }
+            let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            if lt + 2 < n && base[lt + 1] == 0x2F && (base[lt + 2] | 0x20) >= 0x61 && (base[lt + 2] | 0x20) <= 0x7A {
+                return lt
+            }
+            i = lt + 1
+        }
+        return n
+    }
+
+    /// Whether `base[from..<to]` holds NUL, `<` or `>`, which a dropped range never does.
+    @inline(__always)
+    private static func containsUnsafe(_ base: UnsafePointer<UInt8>, from: Int, to: Int, xml: UnsafePointer<UInt8>)
+        -> Bool
+    {
+        var bits: UInt8 = 0
+        var k = from
+        while k < to {
+            bits |= xml[Int(base[k])]
+            k += 1
+        }
+        return bits & xmlUnsafe != 0
+    }
+
+    // MARK: attributes the extractor reads
+
+    /// An attribute name, lowercase, as its length and up to 16 bytes little-endian.
+    struct PackedName {
+        var count: Int
+        var low: UInt64
+        var high: UInt64
+    }
+
+    /// The names of ``HTMLExtractor/readAttributes``.
+    private static let readNames: [PackedName] = HTMLExtractor.readAttributes.map {
+        pack($0.utf8Start, count: $0.utf8CodeUnitCount)
+    }
+
+    /// `count` (at most 16) bytes at `name`, lowercase (the bytes are libxml2 name bytes: ASCII letters, digits,
+    /// `:`, `-`, `_`, `.`; `| 0x20` lowercases the letters and leaves the others, but `_`, no read name's, unequal).
+    private static func pack(_ name: UnsafePointer<UInt8>, count: Int) -> PackedName {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for j in 0..<min(count, 8) { low |= UInt64(name[j] | 0x20) << (8 * j) }
+        if count > 8 { for j in 8..<min(count, 16) { high |= UInt64(name[j] | 0x20) << (8 * (j - 8)) } }
+        return PackedName(count: count, low: low, high: high)
+    }
+
+    /// Whether the extractor reads the attribute called `name` (`count` libxml2 name bytes, any case), which lies in
+    /// a buffer with `available` bytes from `name` on. One 64-bit load and compare per read name where the buffer
+    /// allows (this runs for most attributes of a page).
+    @inline(__always)
+    private static func isRead(
+        _ name: UnsafePointer<UInt8>, count: Int, available: Int, names: UnsafeBufferPointer<PackedName>
+    ) -> Bool {
+        guard count <= 16 else { return false }
+        let packed: PackedName
+        if available >= 16 {
+            let raw = UnsafeRawPointer(name)
+            let lowMask: UInt64 = count >= 8 ? ~0 : (1 << (8 * UInt64(count))) - 1
+            let highMask: UInt64 = count <= 8 ? 0 : count == 16 ? ~0 : (1 << (8 * UInt64(count - 8))) - 1
+            let spaces: UInt64 = 0x2020_2020_2020_2020
+            packed = PackedName(
+                count: count, low: (UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) | spaces) & lowMask,
+                high: (UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) | spaces) & highMask)
+        } else {
+            packed = pack(name, count: count)
+        }
+        for candidate in names
+        where candidate.low == packed.low && candidate.count == packed.count && candidate.high == packed.high {
+            return true
+        }
+        return false
     }
 
     private static let script = Array("script".utf8)

@@ -1,0 +1,237 @@
+import Foundation
+import RespDecodeTestSupport
+import Testing
+
+@testable import RespDecode
+
+/// Attributes the extractor never reads are not given to libxml2 (HTMLAttributeScan, docs/html-parser.md#cost), and
+/// that changes nothing the extractor sees.
+@Suite("HTML attributes libxml2 is not given")
+struct HTMLAttributeDropTests {
+    /// What libxml2 is given for `page`.
+    private func prepared(_ page: String) -> String {
+        let bytes = Array(page.utf8)
+        return bytes.withUnsafeBufferPointer { text in
+            let scan = HTMLAttributeScan.scan(
+                text, attributeLimit: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs)
+            return String(decoding: HTMLAttributeScan.compact(text, dropping: scan.dropped), as: UTF8.self)
+        }
+    }
+
+    /// Everything the extractor made of `page`, as one string, with the attributes dropped or all given to libxml2.
+    static func extracted(_ page: [UInt8], dropping: Bool) -> String {
+        var limits = Limits()
+        limits.maxTextBytes = 1 << 20
+        let extractor = HTMLExtractor(wantText: true, wantLinks: true, limits: limits, url: "http://a.test/b/c.html")
+        let cut = page.withUnsafeBufferPointer {
+            LibXML2HTML.parse($0, into: extractor, maxDepth: 512, droppingUnreadAttributes: dropping)
+        }
+        extractor.finish()
+        func text(_ bytes: [UInt8]?) -> String { bytes.map { String(decoding: $0, as: UTF8.self) } ?? "nil" }
+        var parts = [
+            "cut \(cut ?? "nil")", "title \(text(extractor.title))", "headline \(text(extractor.headline))",
+            "lang \(text(extractor.lang))", "base \(text(extractor.base))", "canonical \(text(extractor.canonical))",
+            "linksTotal \(extractor.linksTotal)",
+            "truncated \(extractor.metaTruncated) \(extractor.linksTruncated) \(extractor.headingsTruncated)",
+            "text \(text(extractor.text.bytes))",
+        ]
+        parts += extractor.meta.map { "meta \(text($0.key)) = \(text($0.content))" }
+        parts += extractor.headings.map { "h\($0.level) \(text($0.text))" }
+        let links = extractor.linkBytes
+        func range(_ r: Range<Int>?) -> String { r.map { text(Array(links[$0])) } ?? "nil" }
+        parts += extractor.links.map {
+            "link \($0.element) \(range($0.url)) \(range($0.href)) \(range($0.rel)) \(range($0.text))"
+        }
+        return parts.joined(separator: "\n")
+    }
+
+    /// Fails unless `page` gives the extractor the same with and without the dropping.
+    static func expectSame(_ page: [UInt8], _ comment: @autoclosure () -> String) {
+        let dropped = extracted(page, dropping: true)
+        let all = extracted(page, dropping: false)
+        #expect(dropped == all, "\(comment())")
+    }
+
+    // MARK: what is dropped
+
+    @Test func unreadAttributesAreDroppedAndTheBlanksKept() {
+        #expect(
+            prepared(#"<div class="a b" id=x data-y='z' hidden>t</div>"#) == "<div    hidden>t</div>")
+        #expect(prepared("<p\tclass=x\n>t</p>") == "<p\t\n>t</p>")
+        #expect(
+            prepared(#"<img src="a.png" srcset="a2.png 2x" alt="A" loading=lazy width=3>"#)
+                == #"<img src="a.png"  alt="A"  >"#)
+        #expect(prepared("<input disabled>") == "<input >")
+    }
+
+    @Test func everyReadAttributeIsKeptInAnyCase() {
+        for name in HTMLExtractor.readAttributes {
+            let lower = "\(name)"
+            for spelled in [lower, lower.uppercased()] {
+                let page = "<x \(spelled)=\"v\" class=c>"
+                #expect(prepared(page) == "<x \(spelled)=\"v\" >", "\(spelled)")
+            }
+        }
+        // Names close to a read one are not read.
+        #expect(prepared("<a hrefx=1 xhref=2 hre=3 href=4>") == "<a    href=4>")
+        #expect(prepared("<a xlink:href=1 data-href=2>") == "<a  >")
+    }
+
+    @Test func valuesWithAngleBracketsAreKept() {
+        #expect(prepared(#"<a title="1>2" class="<b" id=x>"#) == #"<a title="1>2" class="<b" >"#)
+    }
+
+    // MARK: where libxml2 might read the page otherwise, nothing more is dropped
+
+    @Test func formFeedsStopTheDropping() {
+        // A form feed is white space here, not to libxml2, which reads it as part of a bogus attribute or value.
+        #expect(prepared("<a class=1\u{0C}id=2> <b class=3>") == "<a class=1\u{0C}id=2> <b class=3>")
+        #expect(prepared("<a id=0 class\u{0C}=1> <b class=3>") == "<a  class\u{0C}=1> <b class=3>")
+        #expect(prepared("<a id=\"0\"\u{0C}class=1> <b class=3>") == "<a \u{0C}class=1> <b class=3>")
+        #expect(prepared("<a id=0\u{0C}class=1> <b class=3>") == "<a id=0\u{0C}class=1> <b class=3>")
+    }
+
+    @Test func namesLibxml2DoesNotReadStopTheDropping() {
+        for name in ["@click", "[x]", "#ref", "a@b", "-x", "\u{E9}t\u{E9}", "a\"b", String(repeating: "n", count: 100)]
+        {
+            let page = "<a class=0 \(name)=\"1 class=2\" href=h> <b id=3>"
+            #expect(prepared(page) == "<a  \(name)=\"1 class=2\" href=h> <b id=3>", "\(name)")
+        }
+        #expect(prepared("<a id=1 \(String(repeating: "n", count: 99))=2>") == "<a  >")
+        #expect(prepared("<di@v class=1><b class=2>") == "<di@v class=1><b class=2>")
+    }
+
+    @Test func aSlashNotBeforeTheEndStopsTheDropping() {
+        #expect(prepared("<br class=a /><b id=c>") == "<br  /><b >")
+        #expect(prepared("<a /class=\"1 2\" id=3><b id=4>") == "<a /class=\"1 2\" id=3><b id=4>")
+    }
+
+    @Test func unclosedQuotesAndCommentsStopTheDropping() {
+        #expect(prepared("<a id=1 title=\"x><b class=2>") == "<a  title=\"x><b class=2>")
+        #expect(prepared("<a id=1><!-- <b class=2>") == "<a ><!-- <b class=2>")
+        #expect(prepared("<!-- <b class=1> --><i class=2>") == "<!-- <b class=1> --><i >")
+    }
+
+    @Test func endTagsAndInstructionsWithATagInsideStopTheDropping() {
+        // libxml2 ends them at the first `>`, inside the quoted value here; the rest is text to it.
+        for page in [
+            "</div <a title=\">\" class=1 href=2>", "<?php '<a title=\">\" class=1>' ?>",
+            "<!DOCTYPE x \"<a title='>' class=1>\">",
+        ] {
+            #expect(prepared(page) == page, "\(page)")
+        }
+        #expect(prepared("<?xml version=\"1.0\"?><a class=1></a><b id=2>") == "<?xml version=\"1.0\"?><a ></a><b >")
+    }
+
+    @Test func aNULAnywhereStopsTheDropping() {
+        #expect(prepared("<a class=1>\u{0}<b id=2>") == "<a class=1>\u{0}<b id=2>")
+        #expect(prepared("<a class=1><b id=2>\u{0}") == "<a class=1><b id=2>\u{0}")
+    }
+
+    @Test func nothingIsDroppedInKeptJSONLD() {
+        let script = #"<script type="application/ld+json">{"a":"<b class=\"x\">"}</script>"#
+        #expect(prepared(script + "<i class=1>") == script + "<i >")
+        // A tag that starts in the script and ends past libxml2's end of it (`</` and a letter).
+        let straddling = #"<script type=ld+json>"<i title='</script> <b class=2>'>"</script>"#
+        #expect(prepared(straddling + "<u id=3>") == straddling + "<u id=3>")
+    }
+
+    // MARK: the extractor sees the same
+
+    @Test func theCasesAboveGiveTheExtractorTheSame() {
+        for page in [
+            #"<html lang=en class=x><head><title id=t>T</title><meta name=description content=d class=m>"#
+                + #"<meta property="og:title" content="OG" data-x=1><link rel=canonical href="/c" id=l></head>"#
+                + #"<body class=b><h1 class=h>H</h1><p style="display:none" class=p>hidden</p>"#
+                + #"<a href="/x" class=a rel=nofollow data-track='{"a":1}'>anchor <img src=i.png alt="alt" width=1></a>"#
+                + #"<div hidden class=d>no</div><div aria-hidden=true id=q>no</div><form action=/f class=f></form>"#,
+            "<a class=1\u{0C}href=2>x</a><a class=3 href=4>y</a>",
+            "<a title=\"x>y\" class=1 href=2>z</a><a class=3 href=5>w</a>",
+            "</div <a title=\">\" class=1 href=2>t",
+            "<?php '<a title=\">\" class=1 alt=x>' ?>after",
+            "<a @click=\"1 href=evil\" href=good class=c>x</a>",
+            "<a href=\"a\u{0}b\" class=1>x</a><a class=2 href=c>d</a>",
+            #"<script type=ld+json>"<i title='</script> <b class=2>'>"</script><a class=3 href=4>x</a>"#,
+            "<a /class=\"1 2\" href=3>x</a>", "<a class=x/ href=y>z</a>", "<div class=\"unclosed><a href=1>x</a>",
+        ] {
+            Self.expectSame(Array(page.utf8), page)
+        }
+    }
+
+    /// Generated pages made of the pieces that matter here (names libxml2 reads or not, white space and form feeds,
+    /// quotes, slashes, `<` and `>` in values, comments, end tags, instructions, scripts, NUL): the extractor sees the
+    /// same with and without the dropping on every one.
+    @Test func generatedPagesGiveTheExtractorTheSame() {
+        var random = SplitMix64(seed: 0x5EED_A77B)
+        let names = [
+            "class", "id", "href", "HREF", "alt", "src", "style", "hidden", "aria-hidden", "lang", "rel", "type",
+            "name",
+            "content", "property", "http-equiv", "action", "data-x", "title", "@click", "x:y", "_a", ".b", "1a", "a\"b",
+            "[x]", "é",
+        ]
+        let values = [
+            "", "=1", "=\"a b\"", "='c d'", "=x/", "=\"display:none\"", "=\"<\"", "=\">\"", "=\"a\u{0}b\"",
+            "=\"unclosed",
+            "=true", "= \"spaced\"", "=/p", "=\"http://e.test/q?a=1&amp;b=2\"", "='<a href=z>'",
+        ]
+        let gaps = [" ", " ", " ", "\t", "\n", "\r\n", "\u{0C}", "/", " / ", ""]
+        let tags = ["a", "p", "img", "meta", "link", "base", "html", "div", "span", "area", "form", "h1", "b", "title"]
+        let others = [
+            "text ", "<!-- c -->", "<!-- <a class=1> -->", "</p>", "</div <b class=1>", "<?x y?>", "<?x <a class=1> ?>",
+            "</div <a title=\">\" class=1 alt=2>", "<?x <a title='>' id=1 href=3>",
+            "<!DOCTYPE html>", "<script>var a = '<a class=1>';</script>", "<style>p{}</style>",
+            #"<script type="application/ld+json">{"headline":"<b class=\"q\">H</b>"}</script>"#, "<br/>", "\u{0}",
+            "<!-- unclosed", "&amp; ", "<", "< a>", "</ a>",
+        ]
+        func pick<T>(_ list: [T]) -> T { list[Int(random.next() % UInt64(list.count))] }
+        for round in 0..<3000 {
+            var page = ""
+            for _ in 0..<(1 + random.next() % 12) {
+                if random.next() % 3 == 0 {
+                    page += pick(others)
+                    continue
+                }
+                let tag = pick(tags)
+                page += "<" + tag
+                for _ in 0..<(random.next() % 5) { page += pick(gaps) + pick(names) + pick(values) }
+                page += pick(["", " ", "/", "\u{0C}"]) + ">" + pick(["word ", "two words ", ""])
+                if random.next() % 2 == 0 { page += "</\(tag)>" }
+            }
+            Self.expectSame(Array(page.utf8), "round \(round): \(page)")
+        }
+    }
+
+    @Test(.enabled(if: Corpora.available, Corpora.skipComment))
+    func corporaPagesGiveTheExtractorTheSame() throws {
+        var pages = 0
+        let readability = Corpora.url("html/readability/test-pages").path
+        for name in try FileManager.default.contentsOfDirectory(atPath: readability).sorted() {
+            Self.expectSame(try Corpora.bytes("html/readability/test-pages/\(name)/source.html"), name)
+            pages += 1
+        }
+        // html5lib's tree-construction documents: the edge cases of HTML's syntax.
+        let trees = Corpora.url("html/html5lib-tests/tree-construction").path
+        for file in try FileManager.default.contentsOfDirectory(atPath: trees).sorted() where file.hasSuffix(".dat") {
+            let text = String(
+                decoding: try Corpora.bytes("html/html5lib-tests/tree-construction/\(file)"), as: UTF8.self)
+            for block in text.components(separatedBy: "#data\n").dropFirst() {
+                guard let end = block.range(of: "\n#errors") else { continue }
+                Self.expectSame(Array(block[..<end.lowerBound].utf8), "\(file): \(block[..<end.lowerBound])")
+                pages += 1
+            }
+        }
+        // html5lib's tokenizer inputs.
+        let tokenizer = Corpora.url("html/html5lib-tests/tokenizer").path
+        for file in try FileManager.default.contentsOfDirectory(atPath: tokenizer).sorted()
+        where file.hasSuffix(".test") {
+            let object = try JSONSerialization.jsonObject(
+                with: Data(try Corpora.bytes("html/html5lib-tests/tokenizer/\(file)")))
+            for test in (object as? [String: Any])?["tests"] as? [[String: Any]] ?? [] {
+                guard let input = test["input"] as? String else { continue }
+                Self.expectSame(Array(input.utf8), "\(file): \(input)")
+                pages += 1
+            }
+        }
+        #expect(pages > 3000)
+    }
+}
