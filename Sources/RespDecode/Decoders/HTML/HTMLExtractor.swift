@@ -44,7 +44,12 @@ final class HTMLExtractor {
     private(set) var headingsTruncated = false
 
     /// The base links resolve against: `<base href>` once seen (when absolute), else the record's URL.
-    private var resolutionBase: [UInt8]?
+    private var resolutionBase: [UInt8]? {
+        didSet { pathPrefix = nil }
+    }
+    /// What libxml2 writes before the path of an absolute-path reference resolved against `resolutionBase` (its
+    /// resolution of `/` without the `/`), once asked; empty when it gives none.
+    private var pathPrefix: [UInt8]?
     private var metaKeys: Set<[UInt8]> = []
 
     // What the headline is derived from (docs/decoding.md#headline).
@@ -387,6 +392,15 @@ final class HTMLExtractor {
             // Nothing to clean or escape (the common case): the target is the attribute itself, and libxml2 resolves
             // it in place, NUL-terminated as it is.
             if let base = resolutionBase, !URLReference.hasScheme(raw) {
+                // `/path?query`, the most common relative link: libxml2 gives the base's scheme and authority, then
+                // the reference as it is, so it is asked once per base (docs/html-parser.md#cost).
+                if URLReference.isCopiedAbsolutePath(raw), let prefix = absolutePathPrefix(base) {
+                    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + raw.count) { url in
+                        _ = url.initialize(fromContentsOf: prefix)
+                        _ = UnsafeMutableBufferPointer(rebasing: url[prefix.count...]).initialize(fromContentsOf: raw)
+                        return storeLink(url: UnsafeBufferPointer(url), raw: raw, kind, rel: relBytes, text: text)
+                    }
+                }
                 return LibXML2HTML.withResolved(attribute, against: base) { resolved in
                     storeLink(url: resolved ?? raw, raw: raw, kind, rel: relBytes, text: text)
                 }
@@ -423,6 +437,19 @@ final class HTMLExtractor {
         let start = linkBytes.count
         linkBytes.append(contentsOf: bytes)
         return start..<linkBytes.count
+    }
+
+    /// ``pathPrefix`` for `base`, the current `resolutionBase`; nil when libxml2 gives none.
+    private func absolutePathPrefix(_ base: [UInt8]) -> [UInt8]? {
+        if pathPrefix == nil { pathPrefix = Self.pathPrefix(of: base) }
+        return pathPrefix!.isEmpty ? nil : pathPrefix
+    }
+
+    /// What libxml2 writes before the path of an absolute-path reference resolved against `base`: its resolution of
+    /// `/` without the `/`; empty when it gives none.
+    static func pathPrefix(of base: [UInt8]) -> [UInt8] {
+        let slash = LibXML2HTML.resolve([0x2F], against: base)
+        return slash.flatMap { $0.count > 1 && $0.last == 0x2F ? Array($0.dropLast()) : nil } ?? []
     }
 
     private func resolve(_ reference: [UInt8]) -> [UInt8] {

@@ -1,4 +1,5 @@
 import Foundation
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -179,6 +180,65 @@ struct HTMLDecoderTests {
             #expect(link?["url"] == reference)
             #expect(link?["href"] == nil)
         }
+    }
+
+    /// The decoder resolves `/path?query` references itself, as the base's prefix and the reference
+    /// (docs/html-parser.md#cost): wherever it does, libxml2's `xmlBuildURI` gives exactly that.
+    @Test func absolutePathsAreWhatXMLBuildURIGives() throws {
+        let bases = [
+            "http://example.com/dir/page.html", "https://User:pw@Example.COM:8080/x/y?q=1#f", "http://a.test",
+            "http://a.test:080/p", "file:///tmp/x.html", "http://[::1]:80/a/b", "http://a.test/%7e/x?y",
+            "https://a.test/dir/", "urn:x:y", "http://a.test/a b",
+        ]
+        var references = [
+            "/", "/a", "/a/b/c.html", "/a?b=c&d=e", "/a?b=/c?d:e", "/a/./b", "/a/../b", "/.", "/..", "/a/.b", "/a.b/c",
+            "/~u/(x)*!$'+,;=@", "/a:b", "/a%20b", "/a#f", "/a?b#c", "//host/x", "/a?%41", "/a?b[c]", "/a[b]", "/?",
+            "/a?", "/a?b?c", "/@", "/a/b/", "/=",
+        ]
+        var generator = SplitMix64(seed: 3)
+        let bytes = Array("ab/.?:@!$&'()*+,;=~-_%#[]".utf8)
+        for _ in 0..<3000 {
+            let length = Int(generator.next() % 12)
+            references.append(
+                "/"
+                    + String(
+                        decoding: (0..<length).map { _ in bytes[Int(generator.next() % UInt64(bytes.count))] },
+                        as: UTF8.self))
+        }
+        if Corpora.available {
+            let folder = Corpora.url("html/readability/test-pages").path
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+                let page = String(
+                    decoding: try Corpora.bytes("html/readability/test-pages/\(name)/source.html"), as: UTF8.self)
+                for part in page.components(separatedBy: "href=\"").dropFirst() {
+                    if let end = part.firstIndex(of: "\"") { references.append(String(part[..<end])) }
+                }
+            }
+        }
+        var copied = 0
+        for base in bases.map({ Array($0.utf8) }) {
+            let prefix = HTMLExtractor.pathPrefix(of: base)
+            for reference in references.map({ Array($0.utf8) }) {
+                guard reference.withUnsafeBufferPointer(URLReference.isCopiedAbsolutePath), !prefix.isEmpty else {
+                    continue
+                }
+                copied += 1
+                #expect(
+                    LibXML2HTML.resolve(reference, against: base) == prefix + reference,
+                    "\(String(decoding: reference, as: UTF8.self)) against \(String(decoding: base, as: UTF8.self))")
+            }
+        }
+        #expect(copied > 5000)
+        // Through the decoder: the same links as libxml2 resolves them.
+        let hrefs = ["/a/b?c=d", "/a/../b", "/a%20b", "/x#y"]
+        let result = try decodeHTML(hrefs.map { "<a href=\"\($0)\">x</a>" }.joined())
+        let base = Array("http://example.com/dir/page.html".utf8)
+        #expect(
+            result.links.map { $0["url"] }
+                == hrefs.map {
+                    LibXML2HTML.resolve(Array($0.utf8), against: base).map { String(decoding: $0, as: UTF8.self) }
+                })
+        #expect(result.links.first?["url"] == "http://example.com/a/b?c=d")
     }
 
     @Test func withoutAURLLinksStayRelative() throws {
