@@ -285,9 +285,9 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 /// headline reads) is kept whole and scanned as text, as before.
 ///
 /// Attributes the extractor never reads (``HTMLExtractor/readAttributes``: `class`, `id`, `data-*`, `srcset` …, two
-/// in three of a page's attributes) are dropped too: libxml2 reads every attribute value one character at a time,
-/// allocates it and looks its name up (docs/html-parser.md#cost). Dropping must not change what libxml2 makes of the
-/// rest, so an attribute is dropped only where this lexer and libxml2 2.9.14 read the tag alike:
+/// in three of a page's attributes) and the text of comments are dropped too: libxml2 reads every attribute value
+/// and comment one character at a time and allocates it (docs/html-parser.md#cost). Dropping must not change what
+/// libxml2 makes of the rest, so it is done only where this lexer and libxml2 2.9.14 read the page alike:
 /// - the attribute follows libxml2's white space (space, tab, LF, CR), its name has only the bytes libxml2 reads as
 ///   one (`htmlParseHTMLName`: an ASCII letter, `_`, `:` or `.` first, then those, digits and `-`; at most 99), and
 ///   the dropped bytes (its name, `=` and value; the white space before stays) hold no NUL, `<` or `>`, so every
@@ -296,7 +296,9 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 ///   feed between attributes or ending an unquoted value (white space to this lexer, not to libxml2), a name libxml2
 ///   would not read, a `/` not before `>`, an unclosed quote or comment, an end tag, processing instruction or `<!`
 ///   with a `<` before its `>`, a NUL anywhere, or a tag or comment that begins in a kept JSON-LD script and ends
-///   past libxml2's end of it (the first `</` and a letter); tags inside such a script drop nothing.
+///   past libxml2's end of it (the first `</` and a letter); tags inside such a script drop nothing;
+/// - a comment's text (between `<!--` and the first `-->` after it, as both read a comment) goes under the same
+///   conditions; libxml2 gets `<!---->`, an empty comment where it stood.
 /// libxml2 then gives the extractor the same events with the same read attributes; the HTML tests check this on the
 /// corpora pages and on generated pages full of the cases above.
 enum HTMLAttributeScan {
@@ -405,6 +407,14 @@ enum HTMLAttributeScan {
         // Tags and comments starting before this offset lie in a kept script, which libxml2 reads as text.
         var keepUntil = 0
         var checkedNUL = false
+        // Nothing is dropped from a page with a NUL, which libxml2 reads as an end in some places and not in others.
+        func noNUL() -> Bool {
+            if !checkedNUL {
+                checkedNUL = true
+                dropping = memchr(base, 0, n) == nil
+            }
+            return dropping
+        }
         while i < n {
             guard let found = memchr(base + i, 0x3C, n - i) else { return result }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
@@ -419,6 +429,12 @@ enum HTMLAttributeScan {
                         continue
                     }
                     if lt < keepUntil && close + 3 > keepUntil { dropping = false }
+                    // The comment's text, which libxml2 copies one character at a time and no field reads: libxml2
+                    // gets `<!---->`, an empty comment where it stood.
+                    if dropping && lt >= keepUntil && close > k + 3 && noNUL() {
+                        result.dropped.append(k + 3)
+                        result.dropped.append(close)
+                    }
                     i = close + 3
                 } else {
                     if dropping && !closesBeforeNextTag(base, from: k, to: n) { dropping = false }
@@ -501,15 +517,10 @@ enum HTMLAttributeScan {
                         base + attributeStart, count: attributeNameEnd - attributeStart, available: n - attributeStart,
                         names: read)
                     && !containsUnsafe(base, from: attributeNameEnd, to: attributeEnd, xml: xml)
+                    && noNUL()
                 {
-                    if !checkedNUL {
-                        checkedNUL = true
-                        dropping = memchr(base, 0, n) == nil
-                    }
-                    if dropping {
-                        result.dropped.append(attributeStart)
-                        result.dropped.append(attributeEnd)
-                    }
+                    result.dropped.append(attributeStart)
+                    result.dropped.append(attributeEnd)
                 }
             }
             i = k
