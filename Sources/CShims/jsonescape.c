@@ -245,6 +245,15 @@ int respdecode_json_escape_vectorized(void) {
 #endif
 }
 
+int respdecode_utf8_valid(const uint8_t *in, size_t n) {
+#ifdef RESPDECODE_X86
+    if (respdecode_cpu_has_avx2()) return n == 0 ? 1 : validate_avx2(in, n);
+#endif
+    (void)in;
+    (void)n;
+    return -2;
+}
+
 long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate) {
 #ifdef RESPDECODE_X86
     if (respdecode_cpu_has_avx2()) {

@@ -189,6 +189,10 @@ int respdecode_json_escape_vectorized(void);
    when the CPU has no vector path. */
 long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate);
 
+/* Whether `in[0..<n]` is UTF-8 (1) or not (0), checked 32 bytes at a time with the validation of
+   respdecode_json_escape; -2 when the CPU has no vector path (the caller checks it itself). */
+int respdecode_utf8_valid(const uint8_t *in, size_t n);
+
 /* R, G, B and A, each summed over `count` four-byte pixels, into sums[0..<4] (pixelsums.c). 0 when done; -2, with
    nothing done, when the CPU has no vector path (the caller sums them itself). */
 int respdecode_rgba_sums(const uint8_t *pixels, size_t count, uint64_t *sums);

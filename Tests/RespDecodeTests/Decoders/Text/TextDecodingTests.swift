@@ -1,3 +1,4 @@
+import RespDecodeTestSupport
 import Testing
 
 @testable import RespDecode
@@ -227,5 +228,38 @@ struct TextDecodingTests {
         #expect(repaired.text == "a\u{FFFD}" && repaired.info.truncated)
         let zero = try Self.decode("abc", charset: "utf-8", maxBytes: 0)
         #expect(zero.text == "" && zero.info.truncated)
+    }
+
+    /// The vector check of a whole body (where the CPU has one) and the scalar one agree: on every short sequence
+    /// of lead, continuation and edge bytes, and on mutated text of every length around the 32-byte blocks.
+    @Test func vectorAndScalarUTF8ChecksAgree() {
+        func check(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { body in
+                #expect(
+                    TextDecoding.validUTF8Prefix(body, limit: .max)
+                        == TextDecoding.scalarValidUTF8Prefix(body, limit: .max), "\(bytes)")
+            }
+        }
+        let interesting: [UInt8] = [
+            0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
+            0xFF,
+        ]
+        for a in interesting {
+            for b in interesting {
+                for c in interesting { check([a, b, c]) }
+                for c in interesting { check([a, b, c, 0x80]) }
+            }
+        }
+        var generator = SplitMix64(seed: 5)
+        let text = Array("a é 中 😀 z".utf8)
+        for length in 0..<200 {
+            var bytes = (0..<length).map { text[$0 % text.count] }
+            check(bytes)
+            if length > 0 {
+                bytes[Int(generator.next() % UInt64(length))] = UInt8(truncatingIfNeeded: generator.next())
+                check(bytes)
+                check(Array(bytes.dropLast()))
+            }
+        }
     }
 }
