@@ -8,15 +8,7 @@ import Testing
 /// that changes nothing the extractor sees.
 @Suite("HTML attributes libxml2 is not given")
 struct HTMLAttributeDropTests {
-    /// What libxml2 is given for `page`.
-    private func prepared(_ page: String) -> String {
-        let bytes = Array(page.utf8)
-        return bytes.withUnsafeBufferPointer { text in
-            let scan = HTMLAttributeScan.scan(
-                text, attributeLimit: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs)
-            return String(decoding: HTMLAttributeScan.compact(text, dropping: scan.dropped), as: UTF8.self)
-        }
-    }
+    private func prepared(_ page: String) -> String { preparedForLibXML2(page) }
 
     /// Everything the extractor made of `page`, as one string, with the attributes dropped or all given to libxml2.
     static func extracted(_ page: [UInt8], dropping: Bool) -> String {

@@ -3,18 +3,20 @@ import Testing
 
 @testable import RespDecode
 
+/// What libxml2 is given for `page`, once the pre-scan's ranges are dropped (also HTMLAttributeDropTests).
+func preparedForLibXML2(_ page: String) -> String {
+    let bytes = Array(page.utf8)
+    return bytes.withUnsafeBufferPointer { text in
+        let scan = HTMLAttributeScan.scan(
+            text, attributeLimit: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs)
+        return String(decoding: HTMLAttributeScan.compact(text, dropping: scan.dropped), as: UTF8.self)
+    }
+}
+
 /// Script and style content dropped before libxml2 reads it (docs/decoding.md#visible-text).
 @Suite("HTML script and style content")
 struct HTMLRawTextTests {
-    /// What libxml2 is given for `page`.
-    private func prepared(_ page: String) -> String {
-        let bytes = Array(page.utf8)
-        return bytes.withUnsafeBufferPointer { text in
-            let scan = HTMLAttributeScan.scan(
-                text, attributeLimit: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs)
-            return String(decoding: HTMLAttributeScan.compact(text, dropping: scan.dropped), as: UTF8.self)
-        }
-    }
+    private func prepared(_ page: String) -> String { preparedForLibXML2(page) }
 
     @Test func contentIsDroppedAndTheTagsKept() {
         #expect(prepared("<p>a</p><script>var x = 1;</script><p>b</p>") == "<p>a</p><script></script><p>b</p>")
