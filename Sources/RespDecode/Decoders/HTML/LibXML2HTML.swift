@@ -297,8 +297,11 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 ///   would not read, a `/` not before `>`, an unclosed quote or comment, an end tag, processing instruction or `<!`
 ///   with a `<` before its `>`, a NUL anywhere, or a tag or comment that begins in a kept JSON-LD script and ends
 ///   past libxml2's end of it (the first `</` and a letter); tags inside such a script drop nothing;
-/// - a comment's text (between `<!--` and the first `-->` after it, as both read a comment) goes under the same
-///   conditions; libxml2 gets `<!---->`, an empty comment where it stood.
+/// - a comment's text (between `<!--` and the first `-->` or `--!>` after it, as both read a comment) goes under the
+///   same conditions; libxml2 gets `<!---->`, an empty comment where it stood;
+/// - a doctype with a quoted literal that holds a `<` or does not close also stops the dropping (libxml2 reads its
+///   literals to the matching quote, past `>`), and the content of a script or style whose start tag ends in a
+///   `/` that belongs to an unquoted value (libxml2 opens it) drops nothing, like a kept JSON-LD script.
 /// libxml2 then gives the extractor the same events with the same read attributes; the HTML tests check this on the
 /// corpora pages and on generated pages full of the cases above.
 enum HTMLAttributeScan {
@@ -423,28 +426,31 @@ enum HTMLAttributeScan {
             let first = base[k]
             if first == 0x21 { // <!
                 if k + 2 < n && base[k + 1] == 0x2D && base[k + 2] == 0x2D {
-                    guard let close = find(Array("-->".utf8), in: base, from: k + 3, to: n) else {
+                    guard let (close, closeLength) = commentEnd(base, from: k + 3, to: n) else {
                         dropping = false // libxml2 reads the rest as the comment
                         i = k + 3
                         continue
                     }
-                    if lt < keepUntil && close + 3 > keepUntil { dropping = false }
+                    if lt < keepUntil && close + closeLength > keepUntil { dropping = false }
                     // The comment's text, which libxml2 copies one character at a time and no field reads: libxml2
                     // gets `<!---->`, an empty comment where it stood.
                     if dropping && lt >= keepUntil && close > k + 3 && noNUL() {
                         result.dropped.append(k + 3)
                         result.dropped.append(close)
                     }
-                    i = close + 3
+                    i = close + closeLength
                 } else {
-                    if dropping && !closesBeforeNextTag(base, from: k, to: n) { dropping = false }
+                    // A doctype's quoted literals run past `>` for libxml2.
+                    if dropping && !closesBeforeNextTag(base, from: k, to: n, literals: true) { dropping = false }
                     i = k
                 }
                 continue
             }
             guard (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else {
                 // An end tag or a processing instruction: libxml2 reads it to the first `>`, this lexer as text.
-                if dropping && (first == 0x2F || first == 0x3F) && !closesBeforeNextTag(base, from: k, to: n) {
+                if dropping && (first == 0x2F || first == 0x3F)
+                    && !closesBeforeNextTag(base, from: k, to: n, literals: false)
+                {
                     dropping = false
                 }
                 i = k
@@ -459,12 +465,14 @@ enum HTMLAttributeScan {
             let nameEnd = k
             if nameBits == 0 || nameEnd - lt - 1 > maxXMLName { dropping = false }
             var count = 0
+            // The tag ends in `/>` outside a value (which libxml2 closes at once; a `/` ending an unquoted value does not).
+            var selfClosed = false
             while k < n {
                 // libxml2 skips only its own blanks here, and reads a `/` that is not before `>` as a bogus attribute.
                 while k < n && classes[Int(base[k])] & (space | slash) != 0 {
-                    if dropping && xml[Int(base[k])] & xmlBlank == 0
-                        && !(base[k] == 0x2F && k + 1 < n && base[k + 1] == 0x3E)
-                    {
+                    if base[k] == 0x2F && k + 1 < n && base[k + 1] == 0x3E {
+                        selfClosed = true
+                    } else if dropping && xml[Int(base[k])] & xmlBlank == 0 {
                         dropping = false
                     }
                     k += 1
@@ -526,9 +534,15 @@ enum HTMLAttributeScan {
             i = k
             if lt < keepUntil && k > keepUntil { dropping = false }
             // A script or style start tag closed by `>` (not `/>`): its content is dropped up to the end tag.
-            guard k < n, base[k] == 0x3E, base[k - 1] != 0x2F,
-                let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1)
-            else { continue }
+            guard k < n, base[k] == 0x3E, let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1) else {
+                continue
+            }
+            guard base[k - 1] != 0x2F else {
+                // Its content is kept, as it always was; where the `/` ends an unquoted value, libxml2 opens the
+                // element and reads that content as text, so nothing in it is dropped either.
+                if !selfClosed { keepUntil = scriptTextEnd(base, from: k + 1, to: n) }
+                continue
+            }
             guard name.count == 5 || !mentionsJSON(base + nameEnd, count: k - nameEnd) else {
                 // Kept whole: libxml2 reads it as text up to the first `</` and a letter; nothing in it is dropped.
                 keepUntil = scriptTextEnd(base, from: k + 1, to: n)
@@ -557,16 +571,43 @@ enum HTMLAttributeScan {
         }
     }
 
-    /// Whether a `>` comes before the next `<` from `from` on (libxml2 ends end tags, processing instructions and
-    /// doctypes at the first `>`; this lexer reads them as text).
-    private static func closesBeforeNextTag(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) -> Bool {
+    /// Whether a `>` comes before any `<` from `from` on (libxml2 ends end tags and processing instructions at the
+    /// first `>`, this lexer reads them as text); with `literals`, a quoted string does not end it (a doctype's
+    /// literals, which libxml2 reads to the matching quote), and must close, with no `<` in it either.
+    private static func closesBeforeNextTag(_ base: UnsafePointer<UInt8>, from: Int, to n: Int, literals: Bool)
+        -> Bool
+    {
         var k = from
+        var quote: UInt8 = 0
         while k < n {
-            if base[k] == 0x3E { return true }
-            if base[k] == 0x3C { return false }
+            let byte = base[k]
+            if byte == 0x3C { return false }
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if byte == 0x3E {
+                return true
+            } else if literals && (byte == 0x22 || byte == 0x27) {
+                quote = byte
+            }
             k += 1
         }
         return false
+    }
+
+    /// The first end of a comment from `from` on, and its length: `-->`, or `--!>`, which libxml2 2.9.14 also takes
+    /// (with an error); nil when there is none.
+    private static func commentEnd(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) -> (Int, Int)? {
+        var i = from
+        while i + 2 < n {
+            guard let hit = memchr(base + i, 0x2D, n - 2 - i) else { return nil }
+            i = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+            if base[i + 1] == 0x2D {
+                if base[i + 2] == 0x3E { return (i, 3) }
+                if i + 3 < n && base[i + 2] == 0x21 && base[i + 3] == 0x3E { return (i, 4) }
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// Where libxml2 2.9.14 ends script text (without `HTML_PARSE_RECOVER`): the first `</` and an ASCII letter, or
@@ -693,18 +734,5 @@ enum HTMLAttributeScan {
             if matches && classes[Int(base[lt + 2 + length])] & (space | slash | greater) != 0 { return lt }
         }
         return n
-    }
-
-    /// The offset of `needle` in `base[from..<to]`, or nil.
-    private static func find(_ needle: [UInt8], in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
-        guard to - from >= needle.count else { return nil }
-        var i = from
-        while i <= to - needle.count {
-            guard let hit = memchr(base + i, Int32(needle[0]), to - needle.count + 1 - i) else { return nil }
-            i = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
-            if memcmp(base + i, needle, needle.count) == 0 { return i }
-            i += 1
-        }
-        return nil
     }
 }

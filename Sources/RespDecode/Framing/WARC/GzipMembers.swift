@@ -27,8 +27,7 @@
  libdeflate's speed, so it is not used. libdeflate checks the same CRC-32 and length. Any member it does not take
  whole -- cut by the end of the buffer, larger, corrupt, or with a header CRC (FHCRC, which zlib checks and libdeflate
  skips) -- goes through zlib from its first byte, so errors, their messages and where output stops are zlib's as
- before. A member cut by the end of what has been read so far is first waited for (up to `wholeInputLimit` bytes)
- and tried whole again (`inflateWhole`). After a member too large for the fast path, it is not tried again until zlib has seen a member that would
+ before. After a member too large for the fast path, it is not tried again until zlib has seen a member that would
  have fitted, so a run of large members is not inflated twice.
  */
 internal import CDeflate
@@ -66,18 +65,12 @@ final class GzipMembers {
     /// The most a member may inflate to and still be inflated whole (see the file comment).
     static let wholeCapacity = 512 * 1024
     private let wholeDecompressor: OpaquePointer?
-    /// The most compressed bytes a member that inflates to at most `wholeCapacity` bytes is waited for (deflate's
-    /// stored blocks add 5 bytes in 65,535; the rest is room for the header's optional fields).
-    static let wholeInputLimit = wholeCapacity + 128 * 1024
-    /// Compressed bytes the input must hold before libdeflate tries the current member again (``inflateWhole()``).
-    private var retryWhenAvailable = 0
     /// Allocated at the first member tried whole.
     private var whole: UnsafeMutableBufferPointer<UInt8>?
     /// Off after a member too large for `whole`, until zlib inflates one that fits.
     private var wholeEnabled = true
-    /// Members inflated whole by libdeflate so far, and its tries, failed ones included (the tests watch them).
+    /// Members inflated whole by libdeflate so far (the tests watch it).
     private(set) var wholeMemberCount = 0
-    private(set) var wholeTryCount = 0
     /// Bytes zlib has given for the member it is inflating.
     private var memberProduced = 0
 
@@ -159,12 +152,9 @@ final class GzipMembers {
                     return .corrupt(member: start, message: "zlib could not start")
                 }
                 let start = inputOffset
-                switch inflateWhole() {
-                case .inflated(let count):
+                if let count = inflateWhole() {
                     phase = .wholeMember(start: start, count: count, delivered: 0)
-                case .needInput:
-                    return .needInput
-                case .zlib:
+                } else {
                     memberProduced = 0
                     phase = .inMember(start: start, produced: false)
                 }
@@ -235,33 +225,14 @@ final class GzipMembers {
         return event
     }
 
-    /// What ``inflateWhole()`` did with the member at `inputPosition`.
-    private enum WholeResult {
-        /// Inflated into `whole`: this many bytes; the input is read past the member.
-        case inflated(Int)
-        /// Nothing read: the member may be cut short by the end of the input so far; try again with more.
-        case needInput
-        /// Nothing read: zlib is to inflate it.
-        case zlib
-    }
-
     /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate
-    /// finds it valid. A member libdeflate fails on while more input is to come is most often only cut short by the
-    /// end of what the reader has read so far (one member in every read of 256 KiB, the largest ones most likely):
-    /// rather than give it to zlib, which is twice as slow (the file comment), it waits for more input and libdeflate
-    /// tries again, from the member's start, once the input at hand has doubled (so that a trickle of small reads does
-    /// not make it decode the same bytes again and again) or reached ``wholeInputLimit``, past which a member that
-    /// still fails is corrupt or too large, and zlib reads it as before, as it does at the end of input.
-    private func inflateWhole() -> WholeResult {
-        let available = input.writerIndex - inputPosition
-        guard wholeEnabled, let wholeDecompressor else { return .zlib }
-        if !finished && (available < 18 || available < retryWhenAvailable) { return .needInput }
-        guard available >= 18, input[inputPosition + 3] & 0x02 == 0 else {
-            retryWhenAvailable = 0
-            return .zlib
-        }
+    /// finds
+    /// it valid: the inflated length, with the input read past the member. `nil` (nothing read) for zlib to do it.
+    private func inflateWhole() -> Int? {
+        guard wholeEnabled, let wholeDecompressor, input.writerIndex - inputPosition >= 18,
+            input[inputPosition + 3] & 0x02 == 0
+        else { return nil }
         if whole == nil { whole = .allocate(capacity: Self.wholeCapacity) }
-        wholeTryCount += 1
         var used = 0
         var produced = 0
         let result = input.withUnsafeBufferPointer { all in
@@ -271,21 +242,14 @@ final class GzipMembers {
         }
         switch result {
         case LIBDEFLATE_SUCCESS:
-            retryWhenAvailable = 0
             inputPosition += used
             wholeMemberCount += 1
-            return .inflated(produced)
+            return produced
         case LIBDEFLATE_INSUFFICIENT_SPACE:
-            retryWhenAvailable = 0
             wholeEnabled = false
-            return .zlib
+            return nil
         default:
-            if !finished && available < Self.wholeInputLimit {
-                retryWhenAvailable = min(2 * available, Self.wholeInputLimit)
-                return .needInput
-            }
-            retryWhenAvailable = 0
-            return .zlib
+            return nil
         }
     }
 

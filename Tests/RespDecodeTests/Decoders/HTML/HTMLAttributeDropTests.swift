@@ -77,6 +77,42 @@ struct HTMLAttributeDropTests {
         #expect(prepared(script + "<!-- y -->") == script + "<!---->")
     }
 
+    /// libxml2 2.9.14 also ends a comment at `--!>`: so does the scan, and the text after it is not dropped.
+    @Test func aCommentEndsAtTheFirstOfBothEnds() {
+        let page = #"<p>A<!-- x --!><a href="/l" class=c>L</a><!-- y -->B</p>"#
+        #expect(prepared(page) == #"<p>A<!----!><a href="/l" >L</a><!---->B</p>"#)
+        Self.expectSame(Array(page.utf8), page)
+    }
+
+    /// A doctype's quoted literal runs to its matching quote for libxml2, past `>`: a `<` in it, or no closing
+    /// quote, stops the dropping; closed literals do not.
+    @Test func doctypeLiterals() {
+        for page in [
+            "<!DOCTYPE html SYSTEM \"x>\n<div class=\"a\"><a href=\"/l\">L</a>",
+            "<!DOCTYPE html PUBLIC \"p\" \"s><div class=a>x</div>",
+        ] {
+            #expect(prepared(page) == page, "\(page)")
+            Self.expectSame(Array(page.utf8), page)
+        }
+        let xhtml =
+            #"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">"#
+        #expect(prepared(xhtml + "<div class=a>x</div>") == xhtml + "<div >x</div>")
+    }
+
+    /// `<script a=1/>`: the `/` is the value's, libxml2 opens the script and reads what follows as its text, so
+    /// nothing in it is dropped (a JSON-LD headline with markup in it stays as it was).
+    @Test func aSlashEndingAnUnquotedValueOpensTheScript() {
+        let page =
+            #"<script type="application/ld+json" data-x=1/>{"@type":"NewsArticle","headline":"<span class=k>Big news"}</script><i class=2>"#
+        #expect(
+            prepared(page)
+                == #"<script type="application/ld+json" >{"@type":"NewsArticle","headline":"<span class=k>Big news"}</script><i >"#
+        )
+        Self.expectSame(Array(page.utf8), page)
+        #expect(prepared("<script src=x/><p class=a>y</p>") == "<script src=x/><p class=a>y</p>")
+        #expect(prepared("<script src=x /><p class=a>y</p>") == "<script src=x /><p >y</p>")
+    }
+
     @Test func valuesWithAngleBracketsAreKept() {
         #expect(prepared(#"<a title="1>2" class="<b" id=x>"#) == #"<a title="1>2" class="<b" >"#)
     }
@@ -181,7 +217,10 @@ struct HTMLAttributeDropTests {
             "</div <a title=\">\" class=1 alt=2>", "<?x <a title='>' id=1 href=3>",
             "<!DOCTYPE html>", "<script>var a = '<a class=1>';</script>", "<style>p{}</style>",
             #"<script type="application/ld+json">{"headline":"<b class=\"q\">H</b>"}</script>"#, "<br/>", "\u{0}",
-            "<!-- unclosed", "&amp; ", "<", "< a>", "</ a>",
+            "<!-- unclosed", "&amp; ", "<", "< a>", "</ a>", "<!-- a --!>", "<!-- <a class=1> --!> <b id=2>",
+            "<!DOCTYPE html SYSTEM \"x>", "<!DOCTYPE html PUBLIC \"a\" \"b\">", "\" ",
+            #"<script type="application/ld+json" data-x=1/>{"headline":"<b class=\"q\">H</b>"}</script>"#,
+            "<script src=x/>", "<style media=a/>",
         ]
         func pick<T>(_ list: [T]) -> T { list[Int(random.next() % UInt64(list.count))] }
         for round in 0..<3000 {
