@@ -20,3 +20,58 @@ void respdecode_html_quiet_handler(void *sax_handler) {
 }
 
 void respdecode_xml_free(void *pointer) { xmlFree(pointer); }
+
+/* The html pre-scan's search for white space to collapse (docs/html-parser.md#cost): 32 bytes at a time with AVX2,
+   which Swift cannot choose at run time; byte by byte otherwise. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+/* Bit i set where in[i] is a space, tab, line feed or carriage return (blank), or where it is any other byte below
+   0x20 or 0xEF (control, a maybe-U+FFFE/U+FFFF lead byte). */
+__attribute__((target("avx2"))) static inline void classify_avx2(const uint8_t *in, uint32_t *blank,
+                                                                 uint32_t *other) {
+    __m256i bytes = _mm256_loadu_si256((const __m256i *)in);
+    __m256i blanks = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(' ')), _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('\n'))),
+        _mm256_or_si256(_mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('\t')), _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8('\r'))));
+    /* bytes <= 0x1F (unsigned): max(bytes, 0x1F) == 0x1F. */
+    __m256i low = _mm256_cmpeq_epi8(_mm256_max_epu8(bytes, _mm256_set1_epi8(0x1F)), _mm256_set1_epi8(0x1F));
+    __m256i lead = _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8((char)0xEF));
+    *blank = (uint32_t)_mm256_movemask_epi8(blanks);
+    *other = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_andnot_si256(blanks, low), lead));
+}
+
+static inline int is_blank(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\t' || byte == '\r'; }
+
+__attribute__((target("avx2"))) static size_t blank_pair_avx2(const uint8_t *in, size_t n) {
+    size_t i = 0;
+    /* A block's blanks, shifted by one and with the next block's first byte on top, tell where a blank is followed
+       by a blank; the first of that or of a byte of the other class ends the search in this block. */
+    for (; i + 33 <= n; i += 32) {
+        uint32_t blank, other;
+        classify_avx2(in + i, &blank, &other);
+        uint32_t pairs = blank & ((blank >> 1) | ((uint32_t)is_blank(in[i + 32]) << 31));
+        uint32_t hits = pairs | other;
+        if (hits != 0) return i + (size_t)__builtin_ctz(hits);
+    }
+    return i;
+}
+#else
+static inline int is_blank(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\t' || byte == '\r'; }
+#endif
+
+size_t respdecode_html_blank_pair(const uint8_t *in, size_t n) {
+    size_t i = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    if (respdecode_cpu_has_avx2()) i = blank_pair_avx2(in, n);
+#endif
+    for (; i < n; i++) {
+        uint8_t byte = in[i];
+        if (is_blank(byte)) {
+            if (i + 1 < n && is_blank(in[i + 1])) return i;
+        } else if (byte < 0x20 || byte == 0xEF) {
+            return i;
+        }
+    }
+    return n;
+}

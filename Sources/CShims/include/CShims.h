@@ -3,6 +3,9 @@
 #ifndef RESPDECODE_CSHIMS_H
 #define RESPDECODE_CSHIMS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* libxml2's element nesting cap (xmlParserMaxDepth, 256 in 2.9.x): a C global. */
 void respdecode_xml_set_max_depth(unsigned int depth);
 
@@ -25,6 +28,12 @@ void *respdecode_xml_current_parse(void);
    the structured callback, and nothing may reach stderr. */
 void respdecode_html_quiet_handler(void *sax_handler);
 
+/* The offset in `in[0..<n]` of the first space, tab, line feed or carriage return (libxml2's white space) that another
+   follows, or of the first other byte below 0x20 or 0xEF byte, whichever comes first; n when there is none (html.c:
+   the html pre-scan collapses runs of white space in text, docs/html-parser.md#cost, and leaves text with characters
+   libxml2 drops as it is). */
+size_t respdecode_html_blank_pair(const uint8_t *in, size_t n);
+
 /* libxml2's `xmlFree`, a global function pointer (which Swift 6 sees as shared mutable state). */
 void respdecode_xml_free(void *pointer);
 
@@ -43,9 +52,6 @@ int respdecode_lower_this_thread(int steps);
    action, with SA_RESTART, and unblocks them in the calling thread (a parent may have blocked them). Call before
    starting threads. 0 on success, -1 on failure. */
 int respdecode_forward_signals(int pipe_write_end);
-
-#include <stddef.h>
-#include <stdint.h>
 
 /* ---- Images: libpng and libjpeg report fatal errors by longjmp (their defaults abort() or exit()), and Swift
    cannot call setjmp, so each decode runs inside one C function here. Only plain structs cross. ---- */

@@ -42,7 +42,7 @@ enum LibXML2HTML {
     static let maxStraySearch = 1 << 26
 
     /// Parses `text` (UTF-8) and sends its events to `extractor`. `droppingUnreadAttributes` false (for tests) gives
-    /// libxml2 every attribute.
+    /// libxml2 every attribute, comment and white-space byte.
     /// - Returns: why the document was not read to its end (a bound of this file or `maxDepth`), or nil.
     static func parse(
         _ text: UnsafeBufferPointer<UInt8>, into extractor: HTMLExtractor, maxDepth: Int,
@@ -302,8 +302,19 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 /// - a doctype with a quoted literal that holds a `<` or does not close also stops the dropping (libxml2 reads its
 ///   literals to the matching quote, past `>`), and the content of a script or style whose start tag ends in a
 ///   `/` that belongs to an unquoted value (libxml2 opens it) drops nothing, like a kept JSON-LD script.
-/// libxml2 then gives the extractor the same events with the same read attributes; the HTML tests check this on the
-/// corpora pages and on generated pages full of the cases above.
+/// - runs of white space (libxml2's: space, tab, LF, CR) in text go the same way, each but its first byte: libxml2
+///   reads text one character at a time too, and a page's indentation is a sixth of its bytes (on the readability
+///   pages), which every consumer of text collapses anyway. Text here is what lies between the `>` of a start tag,
+///   an end tag or an instruction (read alike, as above), or the end of a comment, and the next `<`: never a
+///   doctype, script or style content, a kept JSON-LD script or anything after an element whose text is kept as
+///   written (`pre`, `listing`, `plaintext`, `xmp`: the collapsing stops there for the rest of the page), and not
+///   text with a run of ``maxCollapsedRun`` or more, nor text with a character libxml2 does not pass on (a control
+///   other than its white space, U+FFFE, U+FFFF), around which white space adds up in libxml2's pieces of text;
+/// - a kept script or style whose text libxml2 ends at an end tag not its own (`</b>` in JSON-LD) stops the dropping
+///   too: libxml2 reads on as script text after it when no open element has that name.
+/// libxml2 then gives the extractor the same events with the same read attributes and the same text but for the
+/// length of white-space runs outside those elements; the HTML tests check that the extractor's value is the same on
+/// the corpora pages and on generated pages full of the cases above.
 enum HTMLAttributeScan {
     /// What the scan found: the tag to end the document before (nil when none), and the byte ranges to drop, as
     /// pairs of start and end offsets in `text`, ascending, each non-empty and all before the cut.
@@ -374,6 +385,12 @@ enum HTMLAttributeScan {
     /// The longest name libxml2 reads whole (`HTML_PARSER_BUFFER_SIZE` is 100).
     private static let maxXMLName = 99
 
+    /// The shortest run of white space left whole in text: libxml2 2.9.14 hands text on in pieces of 1,000 bytes
+    /// (`HTML_PARSER_BIG_BUFFER_SIZE`), and a piece of white space only, with more to come, makes it imply a `<p>`
+    /// where no element is open or `<html>` or `<head>` is; collapsing runs shorter than a piece never makes or
+    /// unmakes such a piece.
+    static let maxCollapsedRun = 1000
+
     private static let xmlClasses: [UInt8] = {
         var table = [UInt8](repeating: 0, count: 256)
         for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = xmlNameStart | xmlName }
@@ -418,9 +435,53 @@ enum HTMLAttributeScan {
             }
             return dropping
         }
+        // Where text that both read as text begins (after a start tag, end tag, instruction or comment), or -1.
+        var textFrom = -1
+        // White space in text is collapsed until an element whose text is kept as written starts.
+        var collapsing = true
+        // Each run of libxml2's white space in the text from `textFrom` to `end` becomes its first byte (see the
+        // type's description), unless one run is as long as a buffer of libxml2's text.
+        func collapseBlanks(to end: Int) {
+            guard dropping && collapsing && textFrom >= keepUntil && end - textFrom >= 2 else { return }
+            let mark = result.dropped.count
+            var j = textFrom
+            while true {
+                let found = j + blankPairOrOther(base + j, count: end - j)
+                guard found < end else { return }
+                if xml[Int(base[found])] & xmlBlank == 0 {
+                    // A control or an 0xEF byte. libxml2 passes on no control but its white space, nor U+FFFE or
+                    // U+FFFF (EF BF BE, EF BF BF): white space around them adds up in its pieces of text as if they
+                    // were not there, so such text is left whole.
+                    let dropped =
+                        base[found] != 0xEF
+                        || (found + 2 < end && base[found + 1] == 0xBF && base[found + 2] & 0xFE == 0xBE)
+                    guard dropped else {
+                        j = found + 1
+                        continue
+                    }
+                    result.dropped.removeSubrange(mark...)
+                    return
+                }
+                var runEnd = found + 2
+                while runEnd < end && xml[Int(base[runEnd])] & xmlBlank != 0 { runEnd += 1 }
+                guard runEnd - found < maxCollapsedRun else {
+                    result.dropped.removeSubrange(mark...)
+                    return
+                }
+                guard noNUL() else { return }
+                result.dropped.append(found + 1)
+                result.dropped.append(runEnd)
+                j = runEnd
+            }
+        }
         while i < n {
-            guard let found = memchr(base + i, 0x3C, n - i) else { return result }
+            guard let found = memchr(base + i, 0x3C, n - i) else {
+                collapseBlanks(to: n)
+                return result
+            }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            collapseBlanks(to: lt)
+            textFrom = -1
             var k = lt + 1
             guard k < n else { return result }
             let first = base[k]
@@ -439,19 +500,23 @@ enum HTMLAttributeScan {
                         result.dropped.append(close)
                     }
                     i = close + closeLength
+                    textFrom = i
                 } else {
                     // A doctype's quoted literals run past `>` for libxml2.
-                    if dropping && !closesBeforeNextTag(base, from: k, to: n, literals: true) { dropping = false }
+                    if dropping && closeBeforeNextTag(base, from: k, to: n, literals: true) == nil { dropping = false }
                     i = k
                 }
                 continue
             }
             guard (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else {
-                // An end tag or a processing instruction: libxml2 reads it to the first `>`, this lexer as text.
-                if dropping && (first == 0x2F || first == 0x3F)
-                    && !closesBeforeNextTag(base, from: k, to: n, literals: false)
-                {
-                    dropping = false
+                // An end tag or a processing instruction: libxml2 reads it to the first `>`, this lexer as text. What
+                // follows that `>` is text to libxml2 (also where it reads the construct as text).
+                if dropping && (first == 0x2F || first == 0x3F) {
+                    if let close = closeBeforeNextTag(base, from: k, to: n, literals: false) {
+                        textFrom = close + 1
+                    } else {
+                        dropping = false
+                    }
                 }
                 i = k
                 continue
@@ -533,6 +598,10 @@ enum HTMLAttributeScan {
             }
             i = k
             if lt < keepUntil && k > keepUntil { dropping = false }
+            if k < n && base[k] == 0x3E {
+                textFrom = k + 1
+                if collapsing && isPreformatted(base + lt + 1, count: nameEnd - lt - 1) { collapsing = false }
+            }
             // A script or style start tag closed by `>` (not `/>`): its content is dropped up to the end tag.
             guard k < n, base[k] == 0x3E, let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1) else {
                 continue
@@ -540,12 +609,16 @@ enum HTMLAttributeScan {
             guard base[k - 1] != 0x2F else {
                 // Its content is kept, as it always was; where the `/` ends an unquoted value, libxml2 opens the
                 // element and reads that content as text, so nothing in it is dropped either.
-                if !selfClosed { keepUntil = scriptTextEnd(base, from: k + 1, to: n) }
+                if !selfClosed {
+                    keepUntil = scriptTextEnd(base, from: k + 1, to: n)
+                    if !closes(name, at: keepUntil, in: base, count: n, xml: xml) { dropping = false }
+                }
                 continue
             }
             guard name.count == 5 || !mentionsJSON(base + nameEnd, count: k - nameEnd) else {
                 // Kept whole: libxml2 reads it as text up to the first `</` and a letter; nothing in it is dropped.
                 keepUntil = scriptTextEnd(base, from: k + 1, to: n)
+                if !closes(name, at: keepUntil, in: base, count: n, xml: xml) { dropping = false }
                 continue
             }
             let end = endTag(name, in: base, from: k + 1, to: n, classes: classes)
@@ -553,8 +626,10 @@ enum HTMLAttributeScan {
                 result.dropped.append(k + 1)
                 result.dropped.append(end)
             }
+            textFrom = -1
             i = end
         }
+        collapseBlanks(to: n)
         return result
     }
 
@@ -571,27 +646,28 @@ enum HTMLAttributeScan {
         }
     }
 
-    /// Whether a `>` comes before any `<` from `from` on (libxml2 ends end tags and processing instructions at the
-    /// first `>`, this lexer reads them as text); with `literals`, a quoted string does not end it (a doctype's
-    /// literals, which libxml2 reads to the matching quote), and must close, with no `<` in it either.
-    private static func closesBeforeNextTag(_ base: UnsafePointer<UInt8>, from: Int, to n: Int, literals: Bool)
-        -> Bool
+    /// The offset of the first `>` from `from` on when it comes before any `<`, else nil (libxml2 ends end tags and
+    /// processing instructions at the first `>`, this lexer reads them as text); with `literals`, a quoted string does
+    /// not end it (a doctype's literals, which libxml2 reads to the matching quote), and must close, with no `<` in
+    /// it either.
+    private static func closeBeforeNextTag(_ base: UnsafePointer<UInt8>, from: Int, to n: Int, literals: Bool)
+        -> Int?
     {
         var k = from
         var quote: UInt8 = 0
         while k < n {
             let byte = base[k]
-            if byte == 0x3C { return false }
+            if byte == 0x3C { return nil }
             if quote != 0 {
                 if byte == quote { quote = 0 }
             } else if byte == 0x3E {
-                return true
+                return k
             } else if literals && (byte == 0x22 || byte == 0x27) {
                 quote = byte
             }
             k += 1
         }
-        return false
+        return nil
     }
 
     /// The first end of a comment from `from` on, and its length: `-->`, or `--!>`, which libxml2 2.9.14 also takes
@@ -623,6 +699,26 @@ enum HTMLAttributeScan {
             i = lt + 1
         }
         return n
+    }
+
+    /// The offset of the first byte of libxml2's white space that another follows, or of the first other byte below
+    /// 0x20 or 0xEF byte, in the `count` bytes at `bytes`; `count` when there is none. 32 bytes at a time (C, AVX2).
+    @inline(__always)
+    static func blankPairOrOther(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        respdecode_html_blank_pair(bytes, count)
+    }
+
+    /// Whether the end tag at `lt` (where libxml2 ends the text of a kept script or style) is `</` and `name` in any
+    /// case as libxml2 reads a name, so that the element ends there. Any other end tag leaves it open to libxml2 when
+    /// no open element has that name, and libxml2 goes on reading script text after it: for this lexer, text and
+    /// tags, which must then drop nothing.
+    private static func closes(
+        _ name: [UInt8], at lt: Int, in base: UnsafePointer<UInt8>, count n: Int, xml: UnsafePointer<UInt8>
+    ) -> Bool {
+        let end = lt + 2 + name.count
+        guard end <= n else { return false }
+        for j in 0..<name.count where base[lt + 2 + j] | 0x20 != name[j] { return false }
+        return end == n || xml[Int(base[end])] & xmlName == 0
     }
 
     /// Whether `base[from..<to]` holds NUL, `<` or `>`, which a dropped range never does.
@@ -685,6 +781,20 @@ enum HTMLAttributeScan {
         }
         for candidate in names
         where candidate.low == packed.low && candidate.count == packed.count && candidate.high == packed.high {
+            return true
+        }
+        return false
+    }
+
+    /// The elements whose text the extractor keeps as written (``HTMLTag/pre``: `pre`, `listing`, `plaintext`,
+    /// `xmp`), lowercase.
+    private static let preformatted: [[UInt8]] = HTMLTag.table.filter { $0.value.flags & HTMLTag.pre != 0 }.keys
+        .sorted().map { Array($0.utf8) }
+
+    /// Whether the `count` bytes at `name` name an element of ``preformatted`` in any case.
+    private static func isPreformatted(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        candidates: for candidate in preformatted where candidate.count == count {
+            for j in 0..<count where name[j] | 0x20 != candidate[j] { continue candidates }
             return true
         }
         return false
