@@ -9,21 +9,22 @@ import RespDecodeTestSupport
 /// and the whole `bench/crawl` job 2.4 times slower; its page faults cost five times what they cost elsewhere. A
 /// budget is there to catch work out of proportion to its input (a quadratic step, an expansion), not a slower
 /// machine. So a hostile run over the budget as stated measures the machine there and then, and is held to the
-/// budget times ``Calibration/factor``: the least CPU time of three runs of the same binary on a benign input of the
-/// hostile inputs' size, against ``referenceSeconds``, at least 1 and at most ``maxFactor``.
+/// budget times ``Calibration/factor``: the median CPU time of three runs of the same binary on a benign input of
+/// the hostile inputs' size, against ``referenceSeconds``, at least 1 and at most ``maxFactor``.
 enum MachineSpeed {
     /// The calibration's CPU seconds on the machine the budget was set on. That machine is gone: this is the
     /// calibration on the slow machine above (0.31 s, twice, 2026-11-26, debug build as the tests run it) divided by
-    /// 3, its slowdown on the hostile inputs and the crawl rounded up (1.9-4×, the crawl 2.4×): a faster machine keeps
-    /// the budget as stated, and a machine as slow as that one gets three times it.
-    static let referenceSeconds = 0.31 / 3
+    /// 4, the largest of its slowdowns on the hostile inputs (1.9-4×, the crawl 2.4×). Its speed drifts in phases (the
+    /// calibration also measured 0.21 s there, and a 2.09 s run failed a budget of 2.03 s scaled from it), so the
+    /// budget it gets is its worst slowdown, not its usual one. A faster machine keeps the budget as stated.
+    static let referenceSeconds = 0.31 / 4
 
     /// The largest factor: a machine slower than this fails the budget rather than stretch it further, so that no
     /// machine hides a run five times over it.
     static let maxFactor = 5.0
 
     struct Calibration {
-        /// The least CPU seconds of the three runs.
+        /// The median CPU seconds of the three runs.
         var seconds: Double
         /// `seconds` against ``MachineSpeed/referenceSeconds``, between 1 and ``MachineSpeed/maxFactor``.
         var factor: Double { min(max(seconds / referenceSeconds, 1), maxFactor) }
@@ -57,7 +58,7 @@ enum MachineSpeed {
             try? FileManager.default.removeItem(at: file)
             try? FileManager.default.removeItem(at: usage)
         }
-        var best = Double.infinity
+        var runs: [Double] = []
         for _ in 0..<3 {
             let result = try EndToEndTests.run(
                 ["-f", "%U %S", "-o", usage.path, EndToEndTests.binary.path, "--jobs", "2", file.path],
@@ -66,9 +67,9 @@ enum MachineSpeed {
             let fields = try String(contentsOf: usage, encoding: .utf8).split(whereSeparator: \.isWhitespace)
                 .suffix(2).compactMap { Double($0) }
             guard fields.count == 2 else { throw CalibrationFailed(status: result.status, stderr: "no usage") }
-            best = min(best, fields[0] + fields[1])
+            runs.append(fields[0] + fields[1])
         }
-        return Calibration(seconds: best)
+        return Calibration(seconds: runs.sorted()[1])
     }
 
     struct CalibrationFailed: Error {
