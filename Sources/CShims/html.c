@@ -23,6 +23,10 @@ void respdecode_xml_free(void *pointer) { xmlFree(pointer); }
 
 /* The html pre-scan's search for white space to collapse (docs/html-parser.md#cost): 32 bytes at a time with AVX2,
    which Swift cannot choose at run time; byte by byte otherwise. */
+
+/* libxml2's white space. */
+static inline int is_blank(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\t' || byte == '\r'; }
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
@@ -41,8 +45,6 @@ __attribute__((target("avx2"))) static inline void classify_avx2(const uint8_t *
     *other = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_andnot_si256(blanks, low), lead));
 }
 
-static inline int is_blank(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\t' || byte == '\r'; }
-
 __attribute__((target("avx2"))) static size_t blank_pair_avx2(const uint8_t *in, size_t n) {
     size_t i = 0;
     /* A block's blanks, shifted by one and with the next block's first byte on top, tell where a blank is followed
@@ -56,8 +58,6 @@ __attribute__((target("avx2"))) static size_t blank_pair_avx2(const uint8_t *in,
     }
     return i;
 }
-#else
-static inline int is_blank(uint8_t byte) { return byte == ' ' || byte == '\n' || byte == '\t' || byte == '\r'; }
 #endif
 
 size_t respdecode_html_blank_pair(const uint8_t *in, size_t n) {

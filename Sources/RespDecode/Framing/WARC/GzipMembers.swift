@@ -226,8 +226,8 @@ final class GzipMembers {
     }
 
     /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate
-    /// finds
-    /// it valid: the inflated length, with the input read past the member. `nil` (nothing read) for zlib to do it.
+    /// finds it valid: the inflated length, with the input read past the member. `nil` (nothing read) for zlib to do
+    /// it.
     private func inflateWhole() -> Int? {
         guard wholeEnabled, let wholeDecompressor, input.writerIndex - inputPosition >= 18,
             input[inputPosition + 3] & 0x02 == 0
