@@ -34,6 +34,11 @@ void respdecode_html_quiet_handler(void *sax_handler);
    libxml2 drops as it is). */
 size_t respdecode_html_blank_pair(const uint8_t *in, size_t n);
 
+/* The offset in `in[0..<n]` of the first byte a link target's escaping percent-encodes (a control, space, DEL or
+   non-ASCII byte, or one of "<>\^`{|}), n when there is none (html.c: the html decoder tests every link target,
+   docs/html-parser.md#cost). */
+size_t respdecode_url_first_escaped(const uint8_t *in, size_t n);
+
 /* libxml2's `xmlFree`, a global function pointer (which Swift 6 sees as shared mutable state). */
 void respdecode_xml_free(void *pointer);
 

@@ -23,7 +23,10 @@ final class HTMLExtractor {
     /// The record's URL when it is absolute: the first base of resolution.
     let documentURL: [UInt8]?
 
-    // What the value holds.
+    // What the value holds. Here and below, what the parser's events or each link write is
+    // `@exclusivity(unchecked)`: a class's stored properties are otherwise checked for exclusive access at run time at
+    // every write (over 1 % of the crawl job's instructions with the pre-scan's; docs/html-parser.md#cost). No method
+    // writes one of them while another access to it is under way.
     private(set) var title: [UInt8]?
     /// The article's title as Readability derives it, when it differs from `title` (docs/decoding.md#headline).
     private(set) var headline: [UInt8]?
@@ -31,17 +34,17 @@ final class HTMLExtractor {
     private(set) var base: [UInt8]?
     private(set) var canonical: [UInt8]?
     private(set) var meta: [(key: [UInt8], content: [UInt8])] = []
-    private(set) var links: [Link] = []
+    @exclusivity(unchecked) private(set) var links: [Link] = []
     /// The bytes of the links' fields.
-    private(set) var linkBytes: [UInt8] = []
-    private(set) var linksTotal = 0
-    private(set) var headings: [(level: Int, text: [UInt8])] = []
+    @exclusivity(unchecked) private(set) var linkBytes: [UInt8] = []
+    @exclusivity(unchecked) private(set) var linksTotal = 0
+    @exclusivity(unchecked) private(set) var headings: [(level: Int, text: [UInt8])] = []
     @exclusivity(unchecked) private(set) var text: TextBuilder
     private(set) var metaTruncated = false
-    private(set) var linksTruncated = false
+    @exclusivity(unchecked) private(set) var linksTruncated = false
     /// No more links are listed: `maxHTMLLinks` reached, or the value's bytes spent.
-    private var linkBudgetSpent = false
-    private(set) var headingsTruncated = false
+    @exclusivity(unchecked) private var linkBudgetSpent = false
+    @exclusivity(unchecked) private(set) var headingsTruncated = false
 
     /// The base links resolve against: `<base href>` once seen (when absolute), else the record's URL.
     private var resolutionBase: [UInt8]? {
@@ -49,7 +52,7 @@ final class HTMLExtractor {
     }
     /// What libxml2 writes before the path of an absolute-path reference resolved against `resolutionBase` (its
     /// resolution of `/` without the `/`), once asked; empty when it gives none.
-    private var pathPrefix: [UInt8]?
+    @exclusivity(unchecked) private var pathPrefix: [UInt8]?
     private var metaKeys: Set<[UInt8]> = []
 
     // What the headline is derived from (docs/decoding.md#headline).
@@ -60,7 +63,7 @@ final class HTMLExtractor {
     /// The text of the first `h1` (when it is not inside another heading).
     private var firstH1: [UInt8]?
     /// Bytes the value's fields other than `text` take, roughly (what `maxValueBytes` bounds).
-    private var valueBytes = 0
+    @exclusivity(unchecked) private var valueBytes = 0
 
     // Parse state. Per open element: its tag's flags (and what it opened, below).
     @exclusivity(unchecked) private var open: [UInt16] = []

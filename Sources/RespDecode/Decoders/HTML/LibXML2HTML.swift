@@ -427,60 +427,24 @@ enum HTMLAttributeScan {
         // Tags and comments starting before this offset lie in a kept script, which libxml2 reads as text.
         var keepUntil = 0
         var checkedNUL = false
-        // Nothing is dropped from a page with a NUL, which libxml2 reads as an end in some places and not in others.
-        func noNUL() -> Bool {
-            if !checkedNUL {
-                checkedNUL = true
-                dropping = memchr(base, 0, n) == nil
-            }
-            return dropping
-        }
+        // The state lives in this function's own variables, passed `inout` to the helpers below, not captured by
+        // nested functions: captured variables are boxed, and each access to them was checked for exclusivity at
+        // run time (1 % of the crawl job's instructions; docs/html-parser.md#cost).
         // Where text that both read as text begins (after a start tag, end tag, instruction or comment), or -1.
         var textFrom = -1
         // White space in text is collapsed until an element whose text is kept as written starts.
         var collapsing = true
-        // Each run of libxml2's white space in the text from `textFrom` to `end` becomes its first byte (see the
-        // type's description), unless one run is as long as a buffer of libxml2's text.
-        func collapseBlanks(to end: Int) {
-            guard dropping && collapsing && textFrom >= keepUntil && end - textFrom >= 2 else { return }
-            let mark = result.dropped.count
-            var j = textFrom
-            while true {
-                let found = j + blankPairOrOther(base + j, count: end - j)
-                guard found < end else { return }
-                if xml[Int(base[found])] & xmlBlank == 0 {
-                    // A control or an 0xEF byte. libxml2 passes on no control but its white space, nor U+FFFE or
-                    // U+FFFF (EF BF BE, EF BF BF): white space around them adds up in its pieces of text as if they
-                    // were not there, so such text is left whole.
-                    let dropped =
-                        base[found] != 0xEF
-                        || (found + 2 < end && base[found + 1] == 0xBF && base[found + 2] & 0xFE == 0xBE)
-                    guard dropped else {
-                        j = found + 1
-                        continue
-                    }
-                    result.dropped.removeSubrange(mark...)
-                    return
-                }
-                var runEnd = found + 2
-                while runEnd < end && xml[Int(base[runEnd])] & xmlBlank != 0 { runEnd += 1 }
-                guard runEnd - found < maxCollapsedRun else {
-                    result.dropped.removeSubrange(mark...)
-                    return
-                }
-                guard noNUL() else { return }
-                result.dropped.append(found + 1)
-                result.dropped.append(runEnd)
-                j = runEnd
-            }
-        }
         while i < n {
             guard let found = memchr(base + i, 0x3C, n - i) else {
-                collapseBlanks(to: n)
+                collapseBlanks(
+                    base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
+                    dropped: &result.dropped, dropping: &dropping, checkedNUL: &checkedNUL)
                 return result
             }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
-            collapseBlanks(to: lt)
+            collapseBlanks(
+                base, count: n, from: textFrom, to: lt, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
+                dropped: &result.dropped, dropping: &dropping, checkedNUL: &checkedNUL)
             textFrom = -1
             var k = lt + 1
             guard k < n else { return result }
@@ -495,7 +459,9 @@ enum HTMLAttributeScan {
                     if lt < keepUntil && close + closeLength > keepUntil { dropping = false }
                     // The comment's text, which libxml2 copies one character at a time and no field reads: libxml2
                     // gets `<!---->`, an empty comment where it stood.
-                    if dropping && lt >= keepUntil && close > k + 3 && noNUL() {
+                    if dropping && lt >= keepUntil && close > k + 3
+                        && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
+                    {
                         result.dropped.append(k + 3)
                         result.dropped.append(close)
                     }
@@ -590,7 +556,7 @@ enum HTMLAttributeScan {
                         base + attributeStart, count: attributeNameEnd - attributeStart, available: n - attributeStart,
                         names: read)
                     && !containsUnsafe(base, from: attributeNameEnd, to: attributeEnd, xml: xml)
-                    && noNUL()
+                    && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
                 {
                     result.dropped.append(attributeStart)
                     result.dropped.append(attributeEnd)
@@ -629,8 +595,62 @@ enum HTMLAttributeScan {
             textFrom = -1
             i = end
         }
-        collapseBlanks(to: n)
+        collapseBlanks(
+            base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
+            dropped: &result.dropped, dropping: &dropping, checkedNUL: &checkedNUL)
         return result
+    }
+
+    /// Whether the dropping goes on; the first time, whether `base` has no NUL. Nothing is dropped from a page with a
+    /// NUL, which libxml2 reads as an end in some places and not in others.
+    @inline(__always)
+    private static func noNUL(_ base: UnsafePointer<UInt8>, _ n: Int, checked: inout Bool, dropping: inout Bool) -> Bool
+    {
+        if !checked {
+            checked = true
+            dropping = memchr(base, 0, n) == nil
+        }
+        return dropping
+    }
+
+    /// Each run of libxml2's white space in the text from `textFrom` to `end` becomes its first byte (see the type's
+    /// description), unless one run is as long as a buffer of libxml2's text; only while `collapsing`, and not in a
+    /// kept script (before `keepUntil`).
+    private static func collapseBlanks(
+        _ base: UnsafePointer<UInt8>, count n: Int, from textFrom: Int, to end: Int, collapsing: Bool, keepUntil: Int,
+        xml: UnsafePointer<UInt8>, dropped: inout [Int], dropping: inout Bool, checkedNUL: inout Bool
+    ) {
+        guard dropping && collapsing && textFrom >= keepUntil && end - textFrom >= 2 else { return }
+        let mark = dropped.count
+        var j = textFrom
+        while true {
+            let found = j + blankPairOrOther(base + j, count: end - j)
+            guard found < end else { return }
+            if xml[Int(base[found])] & xmlBlank == 0 {
+                // A control or an 0xEF byte. libxml2 passes on no control but its white space, nor U+FFFE or
+                // U+FFFF (EF BF BE, EF BF BF): white space around them adds up in its pieces of text as if they
+                // were not there, so such text is left whole.
+                let skipped =
+                    base[found] != 0xEF
+                    || (found + 2 < end && base[found + 1] == 0xBF && base[found + 2] & 0xFE == 0xBE)
+                guard skipped else {
+                    j = found + 1
+                    continue
+                }
+                dropped.removeSubrange(mark...)
+                return
+            }
+            var runEnd = found + 2
+            while runEnd < end && xml[Int(base[runEnd])] & xmlBlank != 0 { runEnd += 1 }
+            guard runEnd - found < maxCollapsedRun else {
+                dropped.removeSubrange(mark...)
+                return
+            }
+            guard noNUL(base, n, checked: &checkedNUL, dropping: &dropping) else { return }
+            dropped.append(found + 1)
+            dropped.append(runEnd)
+            j = runEnd
+        }
     }
 
     /// Skips white space at `k`; a form feed, white space to this lexer but not to libxml2, ends the dropping.

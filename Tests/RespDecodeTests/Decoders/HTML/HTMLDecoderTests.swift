@@ -241,6 +241,37 @@ struct HTMLDecoderTests {
         #expect(result.links.first?["url"] == "http://example.com/a/b?c=d")
     }
 
+    /// The vector test of link targets (C, 16 bytes at a time, then an overlapping last block) finds what the byte
+    /// loop does: every byte value at every place of every length up to 64, and random targets.
+    @Test func plainTargetsAreFoundAsByteByByte() {
+        var checked = 0
+        for count in 0...64 {
+            let clean = (0..<count).map { UInt8(0x61 + $0 % 26) }
+            #expect(clean.withUnsafeBufferPointer(URLReference.isPlain))
+            for place in 0..<count {
+                for value in 0...255 {
+                    var bytes = clean
+                    bytes[place] = UInt8(value)
+                    let vector = bytes.withUnsafeBufferPointer(URLReference.isPlain)
+                    #expect(vector == bytes.withUnsafeBufferPointer(URLReference.isPlainBytewise), "\(bytes)")
+                    checked += vector ? 0 : 1
+                }
+            }
+        }
+        // 0x00-0x20, 0x7F-0xFF and 9 marks: 171 of the 256 values.
+        #expect(checked == 171 * (0...64).reduce(0, +))
+        var generator = SplitMix64(seed: 0x0E5C_A9E5)
+        let alphabet = Array("ab/?=&%#\"<>\\^`{|}~ \u{7F}".utf8) + [0x00, 0x1F, 0x80, 0xFF]
+        for _ in 0..<3000 {
+            let bytes = (0..<Int(generator.next() % 80)).map { _ in
+                generator.next() % 8 == 0 ? alphabet[Int(generator.next() % UInt64(alphabet.count))] : 0x61
+            }
+            #expect(
+                bytes.withUnsafeBufferPointer(URLReference.isPlain)
+                    == bytes.withUnsafeBufferPointer(URLReference.isPlainBytewise), "\(bytes)")
+        }
+    }
+
     @Test func withoutAURLLinksStayRelative() throws {
         let result = try decodeHTML(#"<a href="a b.html">x</a><a href="/c">y</a>"#, url: nil)
         #expect(result.links.map { $0["url"] } == ["a%20b.html", "/c"])
