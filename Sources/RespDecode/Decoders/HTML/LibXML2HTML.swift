@@ -281,8 +281,8 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 /// script text leaked into the visible text. After a `<script>` or `<style>` start tag (any case; not one ending in
 /// `/>`, which libxml2 closes at once, and not one whose quote is unclosed), the content up to HTML's end tag
 /// (`</script` or `</style`, any case, then white space, `/` or `>`), or to the end of input, is dropped, so that
-/// libxml2 sees the start tag and the end tag only. A script whose start tag mentions `json` (JSON-LD, which the
-/// headline reads) is kept whole and scanned as text, as before.
+/// libxml2 sees the start tag and the end tag only. A script that may be JSON-LD, which the headline reads (its start
+/// tag holds `ld+json`, or `&` and `json`: ``mayBeJSONLD(_:count:)``), is kept whole and scanned as text.
 ///
 /// Attributes the extractor never reads (``HTMLExtractor/readAttributes``: `class`, `id`, `data-*`, `srcset` …, two
 /// in three of a page's attributes) and the text of comments are dropped too: libxml2 reads every attribute value
@@ -581,7 +581,7 @@ enum HTMLAttributeScan {
                 }
                 continue
             }
-            guard name.count == 5 || !mentionsJSON(base + nameEnd, count: k - nameEnd) else {
+            guard name.count == 5 || !mayBeJSONLD(base + nameEnd, count: k - nameEnd) else {
                 // Kept whole: libxml2 reads it as text up to the first `</` and a letter; nothing in it is dropped.
                 keepUntil = scriptTextEnd(base, from: k + 1, to: n)
                 if !closes(name, at: keepUntil, in: base, count: n, xml: xml) { dropping = false }
@@ -832,9 +832,24 @@ enum HTMLAttributeScan {
         return candidate
     }
 
-    /// Whether `json` (any case) occurs in the `count` bytes at `bytes` (a start tag's attributes).
-    private static func mentionsJSON(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+    /// Whether the script whose start tag has the `count` bytes at `bytes` after its name may be the JSON-LD the
+    /// extractor reads: one whose `type`, as libxml2 gives it, is exactly `application/ld+json`. libxml2 gives an
+    /// attribute value as written but for its character and entity references, so without a `&` the tag must hold
+    /// `ld+json` itself (any case here, though the extractor compares exactly); with one, any tag that mentions `json`
+    /// (any case) may. Other data islands
+    /// (`application/json`, the largest scripts of many pages) are dropped like any script.
+    private static func mayBeJSONLD(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
         guard count >= 4 else { return false }
+        if count >= 7 {
+            for j in 0...(count - 7)
+            where bytes[j] | 0x20 == 0x6C && bytes[j + 1] | 0x20 == 0x64 && bytes[j + 2] == 0x2B
+                && bytes[j + 3] | 0x20 == 0x6A && bytes[j + 4] | 0x20 == 0x73 && bytes[j + 5] | 0x20 == 0x6F
+                && bytes[j + 6] | 0x20 == 0x6E
+            {
+                return true
+            }
+        }
+        guard memchr(bytes, 0x26, count) != nil else { return false }
         for j in 0...(count - 4)
         where bytes[j] | 0x20 == 0x6A && bytes[j + 1] | 0x20 == 0x73 && bytes[j + 2] | 0x20 == 0x6F
             && bytes[j + 3] | 0x20 == 0x6E

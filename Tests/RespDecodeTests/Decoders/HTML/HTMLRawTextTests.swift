@@ -103,6 +103,25 @@ struct HTMLRawTextTests {
         #expect(result["text"] as? String == "body")
     }
 
+    /// Other JSON is no JSON-LD: a data island (`application/json`, often the largest script of a page) is dropped
+    /// like any script, and the text around it is unchanged. A type written with a character reference may still be
+    /// JSON-LD to libxml2: such a tag (a `&` and `json`) is kept.
+    @Test func otherJSONIsDroppedAndReferencesKept() throws {
+        let island = #"<script type="application/json" id="__NEXT_DATA__">{"html":"<p>leak</p> more"}</script>"#
+        // (`id` is an attribute no field reads: dropped too.)
+        #expect(prepared(island + "x") == #"<script type="application/json" ></script>x"#)
+        #expect(prepared(#"<script type=json>{}</script>"#) == #"<script type=json></script>"#)
+        let leaked = try decodeHTML("<p>before</p>" + island + "<p>after</p>")
+        #expect(leaked["text"] as? String == "before\n\nafter")
+        let referenced =
+            #"<script type="application/ld&#43;json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"From LD"}</script>"#
+        #expect(prepared(referenced) == referenced)
+        let result = try decodeHTML("<title>T</title>" + referenced + "<p>body</p>")
+        #expect(result["headline"] as? String == "From LD")
+        let mentioned = #"<script data-x="a&amp;b" type="text/json">{}</script>"#
+        #expect(prepared(mentioned) == #"<script  type="text/json">{}</script>"#)
+    }
+
     /// The attribute bound still holds after a dropped script, and its offset is one in the text libxml2 gets.
     @Test func theAttributeBoundStillHolds() throws {
         let attributes = (0...LibXML2HTML.maxAttributesPerElement).map { "a\($0)" }.joined(separator: " ")
