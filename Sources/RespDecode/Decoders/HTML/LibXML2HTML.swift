@@ -282,7 +282,9 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 /// `/>`, which libxml2 closes at once, and not one whose quote is unclosed), the content up to HTML's end tag
 /// (`</script` or `</style`, any case, then white space, `/` or `>`), or to the end of input, is dropped, so that
 /// libxml2 sees the start tag and the end tag only. A script that may be JSON-LD, which the headline reads (its start
-/// tag holds `ld+json`, or `&` and `json`: ``mayBeJSONLD(_:count:)``), is kept whole and scanned as text.
+/// tag holds `ld+json` or a `&`, or mentions `json` past a place where the two may read tags differently:
+/// ``mayBeJSONLD(_:count:readAlike:)``), is kept whole and scanned as text; a `<script>` or `<style>` in its text is
+/// text to libxml2, and drops nothing.
 ///
 /// Attributes the extractor never reads (``HTMLExtractor/readAttributes``: `class`, `id`, `data-*`, `srcset` …, two
 /// in three of a page's attributes) and the text of comments are dropped too: libxml2 reads every attribute value
@@ -568,8 +570,11 @@ enum HTMLAttributeScan {
                 textFrom = k + 1
                 if collapsing && isPreformatted(base + lt + 1, count: nameEnd - lt - 1) { collapsing = false }
             }
-            // A script or style start tag closed by `>` (not `/>`): its content is dropped up to the end tag.
-            guard k < n, base[k] == 0x3E, let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1) else {
+            // A script or style start tag closed by `>` (not `/>`): its content is dropped up to the end tag. Not one
+            // in a kept script's text, which is script text to libxml2 (a JSON-LD article quoting `<script>`).
+            guard k < n, base[k] == 0x3E, lt >= keepUntil,
+                let name = rawTextName(base + lt + 1, count: nameEnd - lt - 1)
+            else {
                 continue
             }
             guard base[k - 1] != 0x2F else {
@@ -581,7 +586,7 @@ enum HTMLAttributeScan {
                 }
                 continue
             }
-            guard name.count == 5 || !mayBeJSONLD(base + nameEnd, count: k - nameEnd) else {
+            guard name.count == 5 || !mayBeJSONLD(base + nameEnd, count: k - nameEnd, readAlike: dropping) else {
                 // Kept whole: libxml2 reads it as text up to the first `</` and a letter; nothing in it is dropped.
                 keepUntil = scriptTextEnd(base, from: k + 1, to: n)
                 if !closes(name, at: keepUntil, in: base, count: n, xml: xml) { dropping = false }
@@ -834,12 +839,14 @@ enum HTMLAttributeScan {
 
     /// Whether the script whose start tag has the `count` bytes at `bytes` after its name may be the JSON-LD the
     /// extractor reads: one whose `type`, as libxml2 gives it, is exactly `application/ld+json`. libxml2 gives an
-    /// attribute value as written but for its character and entity references, so without a `&` the tag must hold
-    /// `ld+json` itself (any case here, though the extractor compares exactly); with one, any tag that mentions `json`
-    /// (any case) may. Other data islands
-    /// (`application/json`, the largest scripts of many pages) are dropped like any script.
-    private static func mayBeJSONLD(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
-        guard count >= 4 else { return false }
+    /// attribute value as written but for its character and entity references, so a tag without a `&` must hold
+    /// `ld+json` itself (any case here, though the extractor compares exactly); any tag with a `&` may. That holds
+    /// only where this lexer and libxml2 read the tags alike (`readAlike`, the dropping's condition): past a place
+    /// where they may not (a bogus attribute name, a form feed), libxml2 may take a `type` from bytes this lexer
+    /// reads as another tag's, and any tag that mentions `json` (any case) is kept, as all were before. Other data
+    /// islands (`application/json`, the largest scripts of many pages) are dropped like any script.
+    private static func mayBeJSONLD(_ bytes: UnsafePointer<UInt8>, count: Int, readAlike: Bool) -> Bool {
+        if memchr(bytes, 0x26, count) != nil { return true }
         if count >= 7 {
             for j in 0...(count - 7)
             where bytes[j] | 0x20 == 0x6C && bytes[j + 1] | 0x20 == 0x64 && bytes[j + 2] == 0x2B
@@ -849,7 +856,7 @@ enum HTMLAttributeScan {
                 return true
             }
         }
-        guard memchr(bytes, 0x26, count) != nil else { return false }
+        guard !readAlike, count >= 4 else { return false }
         for j in 0...(count - 4)
         where bytes[j] | 0x20 == 0x6A && bytes[j + 1] | 0x20 == 0x73 && bytes[j + 2] | 0x20 == 0x6F
             && bytes[j + 3] | 0x20 == 0x6E
