@@ -313,7 +313,8 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 ///   text with a run of ``maxCollapsedRun`` or more, nor text with a character libxml2 does not pass on (a control
 ///   other than its white space, U+FFFE, U+FFFF), around which white space adds up in libxml2's pieces of text;
 /// - a kept script or style whose text libxml2 ends at an end tag not its own (`</b>` in JSON-LD) stops the dropping
-///   too: libxml2 reads on as script text after it when no open element has that name.
+///   too: libxml2 reads on as script text after it when no open element has that name, so its text is taken to run
+///   to HTML's end tag, and a `<script>` or `<style>` in it is text.
 /// libxml2 then gives the extractor the same events with the same read attributes and the same text but for the
 /// length of white-space runs outside those elements; the HTML tests check that the extractor's value is the same on
 /// the corpora pages and on generated pages full of the cases above.
@@ -581,15 +582,13 @@ enum HTMLAttributeScan {
                 // Its content is kept, as it always was; where the `/` ends an unquoted value, libxml2 opens the
                 // element and reads that content as text, so nothing in it is dropped either.
                 if !selfClosed {
-                    keepUntil = scriptTextEnd(base, from: k + 1, to: n)
-                    if !closes(name, at: keepUntil, in: base, count: n, xml: xml) { dropping = false }
+                    keepUntil = keptTextEnd(name, base, from: k + 1, to: n, classes: classes, xml: xml, &dropping)
                 }
                 continue
             }
             guard name.count == 5 || !mayBeJSONLD(base + nameEnd, count: k - nameEnd, readAlike: dropping) else {
                 // Kept whole: libxml2 reads it as text up to the first `</` and a letter; nothing in it is dropped.
-                keepUntil = scriptTextEnd(base, from: k + 1, to: n)
-                if !closes(name, at: keepUntil, in: base, count: n, xml: xml) { dropping = false }
+                keepUntil = keptTextEnd(name, base, from: k + 1, to: n, classes: classes, xml: xml, &dropping)
                 continue
             }
             let end = endTag(name, in: base, from: k + 1, to: n, classes: classes)
@@ -731,6 +730,21 @@ enum HTMLAttributeScan {
     @inline(__always)
     static func blankPairOrOther(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
         respdecode_html_blank_pair(bytes, count)
+    }
+
+    /// Where the text of a kept script or style (content from `from`) ends for libxml2: at the first `</` and a letter
+    /// when that end tag closes it. When it does not, libxml2 reads on as script text after it (when no open element
+    /// has that name), so the dropping stops for the rest of the page and the text is taken to run to HTML's end tag:
+    /// a `<script>` or `<style>` quoted in it past that end tag is text too (a JSON-LD article with `</p>` and
+    /// `<script>` in its body).
+    private static func keptTextEnd(
+        _ name: [UInt8], _ base: UnsafePointer<UInt8>, from: Int, to n: Int, classes: UnsafePointer<UInt8>,
+        xml: UnsafePointer<UInt8>, _ dropping: inout Bool
+    ) -> Int {
+        let end = scriptTextEnd(base, from: from, to: n)
+        guard !closes(name, at: end, in: base, count: n, xml: xml) else { return end }
+        dropping = false
+        return max(end, endTag(name, in: base, from: from, to: n, classes: classes))
     }
 
     /// Whether the end tag at `lt` (where libxml2 ends the text of a kept script or style) is `</` and `name` in any
