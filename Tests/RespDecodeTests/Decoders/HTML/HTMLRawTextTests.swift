@@ -105,7 +105,7 @@ struct HTMLRawTextTests {
 
     /// Other JSON is no JSON-LD: a data island (`application/json`, often the largest script of a page) is dropped
     /// like any script, and the text around it is unchanged. A type written with a character reference may still be
-    /// JSON-LD to libxml2: such a tag (a `&` and `json`) is kept.
+    /// JSON-LD to libxml2: a tag with a `&` is kept.
     @Test func otherJSONIsDroppedAndReferencesKept() throws {
         let island = #"<script type="application/json" id="__NEXT_DATA__">{"html":"<p>leak</p> more"}</script>"#
         // (`id` is an attribute no field reads: dropped too.)
@@ -122,7 +122,7 @@ struct HTMLRawTextTests {
         #expect(prepared(mentioned) == #"<script  type="text/json">{}</script>"#)
     }
 
-    /// What may be JSON-LD stays whole (a review's cases): a type whose every letter is a reference; a `<script>`
+    /// What may be JSON-LD stays whole (a review's cases): a type with references for `+` and `j`; a `<script>`
     /// quoted in JSON-LD text, which is text to libxml2 (no content of its own to drop); and, past a bogus attribute
     /// name where libxml2 reads a quoted value this lexer does not, a tag that only mentions `json` (libxml2 takes the
     /// script's `type` from what this lexer reads as another tag).
