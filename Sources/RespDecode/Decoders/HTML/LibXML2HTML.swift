@@ -861,21 +861,23 @@ enum HTMLAttributeScan {
     /// islands (`application/json`, the largest scripts of many pages) are dropped like any script.
     private static func mayBeJSONLD(_ bytes: UnsafePointer<UInt8>, count: Int, readAlike: Bool) -> Bool {
         if memchr(bytes, 0x26, count) != nil { return true }
-        if count >= 7 {
-            for j in 0...(count - 7)
-            where bytes[j] | 0x20 == 0x6C && bytes[j + 1] | 0x20 == 0x64 && bytes[j + 2] == 0x2B
-                && bytes[j + 3] | 0x20 == 0x6A && bytes[j + 4] | 0x20 == 0x73 && bytes[j + 5] | 0x20 == 0x6F
-                && bytes[j + 6] | 0x20 == 0x6E
-            {
-                return true
+        if holds("ld+json", bytes, count: count) { return true }
+        return !readAlike && holds("json", bytes, count: count)
+    }
+
+    /// Whether `pattern` (lowercase ASCII) occurs in the `count` bytes at `bytes`, ASCII letters in any case.
+    private static func holds(_ pattern: StaticString, _ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        let length = pattern.utf8CodeUnitCount
+        guard count >= length else { return false }
+        let lowercase = pattern.utf8Start
+        for j in 0...(count - length) {
+            var k = 0
+            while k < length {
+                let byte = bytes[j + k]
+                guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == lowercase[k] else { break }
+                k += 1
             }
-        }
-        guard !readAlike, count >= 4 else { return false }
-        for j in 0...(count - 4)
-        where bytes[j] | 0x20 == 0x6A && bytes[j + 1] | 0x20 == 0x73 && bytes[j + 2] | 0x20 == 0x6F
-            && bytes[j + 3] | 0x20 == 0x6E
-        {
-            return true
+            if k == length { return true }
         }
         return false
     }
