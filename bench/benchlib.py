@@ -9,7 +9,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD_DIR = ".build-bench"  # separate from .build, so that benchmarking never blocks a developer's build
-STATIC_BUILD_DIR = ".build-bench-static"
+DYNAMIC_BUILD_DIR = ".build-bench-dynamic"
 
 
 def say(*args):
@@ -38,12 +38,13 @@ def data_dir(name):
     return path
 
 
-def release_build(scratch=BUILD_DIR, static=False):
-    """Builds respdecode (release; -static-stdlib if `static`) with the scratch folder `scratch` of the repository,
-    and returns the binary. Dies with the end of the compiler's output if the build fails."""
+def release_build(scratch=BUILD_DIR, static=True):
+    """Builds respdecode as the README builds it (release, `--static-swift-stdlib`; the Swift libraries linked
+    dynamically instead when not `static`) with the scratch folder `scratch` of the repository, and returns the
+    binary. Dies with the end of the compiler's output if the build fails."""
     cmd = ["swift", "build", "-c", "release", "--scratch-path", os.path.join(ROOT, scratch), "--product", "respdecode"]
-    cmd += ["-Xswiftc", "-static-stdlib"] if static else []
-    say(f"building respdecode (release{', -static-stdlib' if static else ''}) in {scratch} ...")
+    cmd += ["--static-swift-stdlib"] if static else []
+    say(f"building respdecode (release{'' if static else ', Swift libraries linked dynamically'}) in {scratch} ...")
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if p.returncode != 0:
         say(p.stdout[-4000:] + p.stderr[-4000:])
