@@ -36,6 +36,10 @@ public struct FramerInput {
     public private(set) var writerIndex = 0
     /// The input offset of the byte at index 0.
     public private(set) var baseOffset: Int64
+    /// More bytes, while there are any, are read without waiting (the input is a regular file). A framer may then ask
+    /// for more input to have a unit whole (a gzip member, for libdeflate) rather than take it in pieces: nothing is
+    /// held back while a producer is quiet. Set by the owner; false for pipes, sockets and tests unless they say so.
+    public var readsWithoutWaiting = false
 
     /// An empty input whose first byte will be at input offset `offset`.
     public init(capacity: Int = 0, startingAt offset: Int64 = 0) {

@@ -238,6 +238,7 @@ public final class StreamRunner {
 
         // The input's bytes, read straight into (no copy per chunk) and lent to the framer.
         var buffer = FramerInput(capacity: readSize)
+        buffer.readsWithoutWaiting = isRegularFile(fd)
         // Detection wants the first bytes; a pipe may deliver them a few at a time. An idle pipe gets decided on
         // what it has sent, so its lines are not held back — unless what it has sent cannot decide yet (`WAR`, `{`):
         // then reading blocks for more.
@@ -374,6 +375,8 @@ public final class StreamRunner {
         _ framer: inout Framer, _ reader: WACZArchive.EntryReader, name: String, progress: inout ArchiveProgress
     ) {
         var buffer = FramerInput(capacity: readSize)
+        // An entry is read from the archive's file (standard input is spooled to one first).
+        buffer.readsWithoutWaiting = true
         var failure: RecordError?
         while failure == nil && !checkStop() {
             let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: readSize) { spare -> Int in

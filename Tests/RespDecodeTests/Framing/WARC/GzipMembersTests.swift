@@ -8,10 +8,12 @@ import Testing
 @Suite("gzip members")
 struct GzipMembersTests {
     /// The events for `input` fed in pieces of `pieces` bytes (cycled), with the output of consecutive `.output` events
-    /// joined, so that how output was cut does not count; also how many members were inflated whole.
-    static func events(_ input: [UInt8], pieces: [Int]) -> (events: [String], whole: Int) {
+    /// joined, so that how output was cut does not count; also how many members were inflated whole. `file`: the
+    /// input says it is a regular file (``FramerInput/readsWithoutWaiting``).
+    static func events(_ input: [UInt8], pieces: [Int], file: Bool = false) -> (events: [String], whole: Int) {
         let members = GzipMembers()
         var compressed = FramerInput()
+        compressed.readsWithoutWaiting = file
         var ended = false
         var out = [UInt8](repeating: 0, count: 4096)
         var events: [String] = []
@@ -89,5 +91,38 @@ struct GzipMembersTests {
         for member in small + [large, corrupt, badTrailer, Self.withHeaderCRC(small[1], right: false)] {
             #expect(Self.events(member, pieces: [member.count]).events == Self.events(member, pieces: [1]).events)
         }
+        // Read from a file, pieces change nothing either: cut members wait for the rest and are inflated whole as
+        // they are at once (the corrupt ones after the input ended, by zlib).
+        for pieces in [[1], [7, 300, 4096], [65_536]] {
+            let split = Self.events(input, pieces: pieces, file: true)
+            #expect(split.events == atOnce.events, "file, pieces \(pieces)")
+            #expect(split.whole == atOnce.whole, "file, pieces \(pieces)")
+        }
+    }
+
+    /// From a file, a member cut by the end of each read is inflated whole once the next read completes it; from a
+    /// pipe, zlib takes it at once (nothing may wait on a producer).
+    @Test func membersCutByAReadWaitForTheRestOnlyInAFile() throws {
+        var generator = SplitMix64(seed: 11)
+        // 40 members of 2-30 KB of text (compressing to about a quarter): most cross a 16 KB read.
+        let members = (0..<40).map { k in
+            let count = Int.random(in: 2_000...30_000, using: &generator)
+            return WARCFixtures.gzipMember(
+                Array("member \(k) ".utf8) + (0..<count).map { _ in UInt8.random(in: 0x61...0x6A, using: &generator) })
+        }
+        let input = members.flatMap { $0 }
+        let atOnce = Self.events(input, pieces: [input.count])
+        #expect(atOnce.whole == 40)
+        let file = Self.events(input, pieces: [16_384], file: true)
+        #expect(file.events == atOnce.events)
+        #expect(file.whole == 40)
+        let pipe = Self.events(input, pieces: [16_384])
+        #expect(pipe.events == atOnce.events)
+        #expect(pipe.whole < 40, "\(pipe.whole) of 40 members whole from a pipe")
+        // A file that ends inside a member: the cut member is zlib's to report, as from a pipe.
+        let cut = Array(input.dropLast(100))
+        let fileCut = Self.events(cut, pieces: [16_384], file: true)
+        #expect(fileCut.events == Self.events(cut, pieces: [cut.count]).events)
+        #expect(fileCut.events.last?.hasPrefix("truncated") == true, "\(fileCut.events.suffix(2))")
     }
 }
