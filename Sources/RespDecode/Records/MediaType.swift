@@ -66,15 +66,23 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `type/subtype`; `nil` unless there is exactly one `/` with text on both sides.
+    ///
+    /// Bytes are looked at, not Characters: every run makes the default chain's 73 patterns, and splitting and
+    /// searching Strings by Character took 24,000 instructions a pattern, 5 % of an empty run's (callgrind). A `/`,
+    /// `;`, space or `*` followed by a combining mark counts as that byte.
     public init?(_ text: String) {
         let lowered = String(decoding: text.trimmingOWS().utf8.map(asciiLower), as: UTF8.self)
-        let parts = lowered.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-            !lowered.contains(";"), !lowered.contains(" ")
+        let bytes = lowered.utf8
+        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let typeBytes = bytes[..<slash]
+        let subtypeBytes = bytes[bytes.index(after: slash)...]
+        guard !typeBytes.isEmpty, !subtypeBytes.isEmpty, !subtypeBytes.contains(UInt8(ascii: "/")),
+            !bytes.contains(UInt8(ascii: ";")), !bytes.contains(UInt8(ascii: " "))
         else { return nil }
-        type = String(parts[0])
-        subtype = String(parts[1])
-        let exact = type.contains("*") || subtype.contains("*") ? nil : lowered
+        type = String(decoding: typeBytes, as: UTF8.self)
+        subtype = String(decoding: subtypeBytes, as: UTF8.self)
+        let star = UInt8(ascii: "*")
+        let exact = type.utf8.contains(star) || subtype.utf8.contains(star) ? nil : lowered
         var ascii: ASCIIForm?
         if lowered.utf8.allSatisfy({ $0 < 0x80 }) {
             ascii = ASCIIForm(
