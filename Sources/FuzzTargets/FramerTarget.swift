@@ -5,6 +5,9 @@ import RespDecodeTestSupport
 /// item written as `respdecode frame` writes it reads back, through the ndjson framer, as an item that decodes to the
 /// same line (`frame` then `--input ndjson` equals a direct run, issue 8).
 enum FramerTarget {
+    ///
+    /// An input of odd length is fed as from a regular file (``FramerInput/readsWithoutWaiting``: a gzip member cut
+    /// by a piece waits for the rest), one of even length as from a pipe.
     static func run<F: RecordFramer>(_ data: UnsafeBufferPointer<UInt8>, make: () -> F) {
         let decoder = CompoundDecoder(configuration: FuzzLimits.configuration())
         var sizes = Pieces(data)
@@ -16,7 +19,8 @@ enum FramerTarget {
             covered += size
         }
         let verdict = FramerSplits.verify(
-            Array(data), byteByByte: false, randomSplits: 0, splits: [pieces], make: make,
+            Array(data), byteByByte: false, randomSplits: 0, splits: [pieces], fromFile: data.count % 2 == 1,
+            make: make,
             describe: { line(for: $0, decoder, framer: F.self) })
         if let mismatch = verdict.mismatches.first { violated("\(F.self): \(mismatch)") }
     }

@@ -9,13 +9,16 @@ public enum FramerSplits {
     ///   - framer: the framer, fresh.
     ///   - input: the whole input.
     ///   - pieces: the sizes of the pieces written before the rest.
+    ///   - fromFile: the input says it is a regular file (``FramerInput/readsWithoutWaiting``), as the stream
+    ///     runner's does for one.
     ///   - observe: called after each piece is decoded, with the framer and the input (memory bounds).
     /// - Returns: every item, in order.
     public static func feed<Framer: RecordFramer>(
-        _ framer: inout Framer, _ input: [UInt8], pieces: [Int] = [],
+        _ framer: inout Framer, _ input: [UInt8], pieces: [Int] = [], fromFile: Bool = false,
         observe: ((Framer, FramerInput) -> Void)? = nil
     ) -> [FramedItem] {
         var buffer = FramerInput()
+        buffer.readsWithoutWaiting = fromFile
         var items: [FramedItem] = []
         var start = 0
         for size in pieces + [input.count] where start < input.count {
@@ -42,7 +45,7 @@ public enum FramerSplits {
         return pieces
     }
 
-    /// What ``verify(_:byteByByte:randomSplits:maxPiece:seed:splits:make:describe:state:)`` found.
+    /// What ``verify(_:byteByByte:randomSplits:maxPiece:seed:splits:fromFile:make:describe:state:)`` found.
     public struct Verdict {
         /// The items of the input framed whole.
         public var items: [FramedItem]
@@ -53,15 +56,16 @@ public enum FramerSplits {
     /// Frames `input` with framers from `make`: whole, byte by byte (when `byteByByte`), in each of `splits`, and in
     /// `randomSplits` random splits (pieces of 1 to `maxPiece` bytes, from `seed`). Every run must give the same
     /// items as the whole run, as `describe` tells them (and the same `state` of the framer at the end: what it
-    /// counted). Stops at the first random split that disagrees.
+    /// counted). Stops at the first random split that disagrees. `fromFile`: every run's input says it is a regular
+    /// file (see ``feed(_:_:pieces:fromFile:observe:)``).
     public static func verify<Framer: RecordFramer>(
         _ input: [UInt8], byteByByte: Bool = true, randomSplits: Int = 50, maxPiece: Int = 9, seed: UInt64? = nil,
-        splits: [[Int]] = [], make: () -> Framer, describe: (FramedItem) -> String,
+        splits: [[Int]] = [], fromFile: Bool = false, make: () -> Framer, describe: (FramedItem) -> String,
         state: (Framer) -> String = { _ in "" }
     ) -> Verdict {
         func run(_ pieces: [Int]) -> (items: [FramedItem], summary: [String]) {
             var framer = make()
-            let items = feed(&framer, input, pieces: pieces)
+            let items = feed(&framer, input, pieces: pieces, fromFile: fromFile)
             return (items, items.map(describe) + [state(framer)])
         }
         let whole = run([])

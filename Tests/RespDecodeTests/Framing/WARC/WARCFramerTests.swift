@@ -140,19 +140,25 @@ func describeWARCFully(_ item: FramedItem) -> String {
     }
 }
 
-/// Frames `input` whole, byte by byte and in random splits (``FramerSplits``); all must agree in every detail, and
-/// in the records counted as skipped. Returns the items.
+/// Frames `input` whole, byte by byte and in random splits (``FramerSplits``), as from a pipe and as from a file (where
+/// a gzip member cut by a piece waits for the rest); all must agree in every detail, and in the records counted as
+/// skipped. Returns the items.
 @discardableResult
 func warcEverySplit(
     _ input: [UInt8], types: Set<String>? = nil, limits: Limits = Limits(), randomRuns: Int = 30,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> [FramedItem] {
-    let verdict = FramerSplits.verify(
-        input, randomSplits: randomRuns, maxPiece: 97, make: { WARCFramer(limits: limits, types: types) },
-        describe: { describeWARCFully($0.checkingPayloadDigest()) },
-        state: { "skipped: \($0.skippedRecords.sorted { $0.key < $1.key })" })
-    #expect(verdict.mismatches == [], sourceLocation: sourceLocation)
-    return verdict.items.map { $0.checkingPayloadDigest() }
+    var items: [[FramedItem]] = []
+    for fromFile in [false, true] {
+        let verdict = FramerSplits.verify(
+            input, randomSplits: randomRuns, maxPiece: 97, fromFile: fromFile,
+            make: { WARCFramer(limits: limits, types: types) },
+            describe: { describeWARCFully($0.checkingPayloadDigest()) },
+            state: { "skipped: \($0.skippedRecords.sorted { $0.key < $1.key })" })
+        #expect(verdict.mismatches == [], "from a file: \(fromFile)", sourceLocation: sourceLocation)
+        items.append(verdict.items.map { $0.checkingPayloadDigest() })
+    }
+    return items[0]
 }
 
 extension FramedItem {
@@ -619,14 +625,20 @@ struct WARCFramerTests {
             (oversize + next, ["@0 limitExceeded resource", "@\(oversize.count) resource 200 body=\"plain text\""]),
             (garbage + next, ["@0 malformedRecord -", "@\(garbage.count) resource 200 body=\"plain text\""]),
         ] {
-            var framer = WARCFramer(limits: limits)
-            var most = 0
-            let pieces = Array(repeating: 4096, count: input.count / 4096 + 1)
-            let items = FramerSplits.feed(&framer, input, pieces: pieces) { framer, _ in
-                most = max(most, framer.bufferedByteCount)
+            for fromFile in [false, true] {
+                var framer = WARCFramer(limits: limits)
+                var most = 0
+                var mostInput = 0
+                let pieces = Array(repeating: 4096, count: input.count / 4096 + 1)
+                let items = FramerSplits.feed(&framer, input, pieces: pieces, fromFile: fromFile) { framer, input in
+                    most = max(most, framer.bufferedByteCount)
+                    mostInput = max(mostInput, input.readableBytes)
+                }
+                #expect(items.map(describeWARC) == expected)
+                #expect(most <= 256 * 1024, "buffered \(most) bytes")
+                // A member waited for from a file is held compressed, at most that much of it.
+                #expect(mostInput <= GzipMembers.wholeCapacity + GzipMembers.cutSlack + 4096, "\(mostInput) bytes")
             }
-            #expect(items.map(describeWARC) == expected)
-            #expect(most <= 256 * 1024, "buffered \(most) bytes")
         }
     }
 
