@@ -7,7 +7,7 @@ import Testing
 @Suite("MIME type patterns")
 struct MediaTypePatternTests {
     @Test(arguments: [
-        "text/plain; charset=utf-8", "text/plain;", "text /plain", "text/ plain", "text/pla in", "a;b/c",
+        "text/plain; charset=utf-8", "text/plain;", "text /plain", "text/ plain", "text/pla in", "a;b/c", "/json",
     ])
     func parametersAndInnerSpacesAreRejected(_ text: String) {
         #expect(MediaTypePattern(text) == nil)

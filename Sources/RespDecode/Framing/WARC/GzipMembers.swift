@@ -36,7 +36,8 @@
  (``FramerInput/readsWithoutWaiting``: more input is there for the reading, nothing waits on a producer), such a
  member is left unread and more input asked for, and libdeflate tries it again once the input holds twice as much or
  has ended; a member still not inflated whole once the input holds more than `wholeCapacity` plus `cutSlack` bytes
- of it, or at the end of the input, goes to zlib as before. The input buffer therefore holds at most that much more.
+ of it, at the end of the input, or after a stop (the framer's `decodeLast` clears the flag), goes to zlib as
+ before. The input buffer therefore holds at most that much of a member, and one read.
  From a pipe or a socket a cut member goes to zlib at once, so that no record waits for bytes that may be slow to
  come.
  */

@@ -246,6 +246,9 @@ public struct WARCFramer: RecordFramer {
             inputFinished = true
             if mode == .plain { dataEnded = true }
         }
+        // No more input is coming for a cut gzip member to wait for (after a stop, too, where the input has not
+        // ended): it goes to zlib, so what is whole behind it still gets its lines.
+        buffer.readsWithoutWaiting = false
         return decode(buffer: &buffer)
     }
 

@@ -11,9 +11,18 @@ struct GzipMembersTests {
     /// joined, so that how output was cut does not count; also how many members were inflated whole. `file`: the
     /// input says it is a regular file (``FramerInput/readsWithoutWaiting``).
     static func events(_ input: [UInt8], pieces: [Int], file: Bool = false) -> (events: [String], whole: Int) {
+        let (events, whole, _) = eventsAndHeld(input, pieces: pieces, file: file)
+        return (events, whole)
+    }
+
+    /// ``events(_:pieces:file:)``, with the most compressed bytes the input held unread at any time.
+    static func eventsAndHeld(_ input: [UInt8], pieces: [Int], file: Bool = false) -> (
+        events: [String], whole: Int, held: Int
+    ) {
         let members = GzipMembers()
         var compressed = FramerInput()
         compressed.readsWithoutWaiting = file
+        var held = 0
         var ended = false
         var out = [UInt8](repeating: 0, count: 4096)
         var events: [String] = []
@@ -33,11 +42,12 @@ struct GzipMembersTests {
                 let end = min(input.count, start + max(1, pieces[k % pieces.count]))
                 k += 1
                 compressed.write(input[start..<end])
+                held = max(held, compressed.readableBytes)
                 start = end
                 if start == input.count { ended = true }
             case .end:
                 flush()
-                return (events, members.wholeMemberCount)
+                return (events, members.wholeMemberCount, held)
             default:
                 flush()
                 events.append("\(event)")
@@ -104,7 +114,7 @@ struct GzipMembersTests {
     /// pipe, zlib takes it at once (nothing may wait on a producer).
     @Test func membersCutByAReadWaitForTheRestOnlyInAFile() throws {
         var generator = SplitMix64(seed: 11)
-        // 40 members of 2-30 KB of text (compressing to about a quarter): most cross a 16 KB read.
+        // 40 members of 2-30 KB of text (compressing to about two fifths): most cross a 16 KB read.
         let members = (0..<40).map { k in
             let count = Int.random(in: 2_000...30_000, using: &generator)
             return WARCFixtures.gzipMember(
@@ -124,5 +134,25 @@ struct GzipMembersTests {
         let fileCut = Self.events(cut, pieces: [16_384], file: true)
         #expect(fileCut.events == Self.events(cut, pieces: [cut.count]).events)
         #expect(fileCut.events.last?.hasPrefix("truncated") == true, "\(fileCut.events.suffix(2))")
+    }
+
+    /// A member that libdeflate never takes (corrupt) is waited for only up to `wholeCapacity + cutSlack` bytes of
+    /// input, then zlib reports it: what a file's input holds stays bounded however much follows.
+    @Test func aWaitingMemberHoldsABoundedInput() throws {
+        var generator = SplitMix64(seed: 13)
+        var corrupt = WARCFixtures.gzipMember(Array(repeating: 0x61, count: 5_000))
+        corrupt[14] ^= 0xFF
+        // Over 1.5 MB of valid members after it, little-compressible so that they take room.
+        let valid = (0..<60).map { k in
+            WARCFixtures.gzipMember(
+                Array("after \(k) ".utf8) + (0..<60_000).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) })
+        }
+        let input = corrupt + valid.flatMap { $0 }
+        #expect(input.count > 3 * (GzipMembers.wholeCapacity + GzipMembers.cutSlack))
+        let file = Self.eventsAndHeld(input, pieces: [16_384], file: true)
+        #expect(file.held <= GzipMembers.wholeCapacity + GzipMembers.cutSlack + 16_384, "held \(file.held) bytes")
+        #expect(file.held > GzipMembers.wholeCapacity, "the corrupt member was waited for: held \(file.held) bytes")
+        #expect(file.events == Self.events(input, pieces: [input.count]).events)
+        #expect(file.events.filter { $0.hasPrefix("corrupt") }.count == 1, "\(file.events.prefix(3))")
     }
 }

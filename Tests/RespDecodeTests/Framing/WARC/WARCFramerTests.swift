@@ -614,6 +614,28 @@ struct WARCFramerTests {
         }
     }
 
+    /// After a stop (`decodeLast` before the input ended), a member that waits for the rest of a file is no longer
+    /// waited for: zlib reports it, and the whole members behind it get their items, as from a pipe.
+    @Test func aStopEndsTheWaitForACutMember() throws {
+        var corrupt = WARCFixtures.gzipMember(WARCFixtures.small[3])
+        corrupt[14] ^= 0xFF
+        let whole = [1, 3, 1].map { WARCFixtures.gzipMember(WARCFixtures.small[$0]) }
+        let input = corrupt + whole.flatMap { $0 }
+        var described: [[String]] = []
+        for fromFile in [false, true] {
+            var framer = WARCFramer(limits: Limits())
+            var buffer = FramerInput()
+            buffer.readsWithoutWaiting = fromFile
+            buffer.write(input)
+            var items: [FramedItem] = []
+            while let item = framer.decode(buffer: &buffer) { items.append(item) }
+            while let item = framer.decodeLast(buffer: &buffer, seenEOF: false) { items.append(item) }
+            described.append(items.map(describeWARC))
+        }
+        #expect(described[1] == described[0])
+        #expect(described[0].count == 4 && described[0].first?.contains("malformedRecord") == true, "\(described[0])")
+    }
+
     /// A member that inflates to far more than it is (a bomb) is inflated only as framing asks for it.
     @Test func inflatedDataIsBoundedByWhatFramingHolds() {
         let limits = Limits(maxHeaderBytes: 1024, maxBodyBytes: 64 * 1024)
@@ -628,16 +650,12 @@ struct WARCFramerTests {
             for fromFile in [false, true] {
                 var framer = WARCFramer(limits: limits)
                 var most = 0
-                var mostInput = 0
                 let pieces = Array(repeating: 4096, count: input.count / 4096 + 1)
-                let items = FramerSplits.feed(&framer, input, pieces: pieces, fromFile: fromFile) { framer, input in
+                let items = FramerSplits.feed(&framer, input, pieces: pieces, fromFile: fromFile) { framer, _ in
                     most = max(most, framer.bufferedByteCount)
-                    mostInput = max(mostInput, input.readableBytes)
                 }
                 #expect(items.map(describeWARC) == expected)
                 #expect(most <= 256 * 1024, "buffered \(most) bytes")
-                // A member waited for from a file is held compressed, at most that much of it.
-                #expect(mostInput <= GzipMembers.wholeCapacity + GzipMembers.cutSlack + 4096, "\(mostInput) bytes")
             }
         }
     }
