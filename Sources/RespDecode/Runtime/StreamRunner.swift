@@ -375,7 +375,7 @@ public final class StreamRunner {
         _ framer: inout Framer, _ reader: WACZArchive.EntryReader, name: String, progress: inout ArchiveProgress
     ) {
         var buffer = FramerInput(capacity: readSize)
-        // An entry is read from the archive's file (standard input is spooled to one first).
+        // An entry is read from the archive's file (a WACZ is only read from a file, never from a pipe).
         buffer.readsWithoutWaiting = true
         var failure: RecordError?
         while failure == nil && !checkStop() {

@@ -31,8 +31,8 @@
  have fitted, so a run of large members is not inflated twice.
 
  A member cut by the end of the buffer (one in every read's worth of input, and the larger the member the likelier)
- failed libdeflate and went to zlib, which then inflated a fifth of a crawl's bytes (perf, bench/crawl's peers'
- job with one job: zlib 6.9 % of the samples against libdeflate's 25 %). When the input is a regular file
+ failed libdeflate and went to zlib (perf, bench/crawl's peers' job with one job: zlib 6.9 % of the samples against
+ libdeflate's 25 %). When the input is a regular file
  (``FramerInput/readsWithoutWaiting``: more input is there for the reading, nothing waits on a producer), such a
  member is left unread and more input asked for, and libdeflate tries it again once the input holds twice as much or
  has ended; a member still not inflated whole once the input holds more than `wholeCapacity` plus `cutSlack` bytes
