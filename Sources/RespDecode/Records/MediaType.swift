@@ -81,10 +81,9 @@ public struct MediaTypePattern: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         type = String(decoding: typeBytes, as: UTF8.self)
         subtype = String(decoding: subtypeBytes, as: UTF8.self)
-        let star = UInt8(ascii: "*")
-        let exact = type.utf8.contains(star) || subtype.utf8.contains(star) ? nil : lowered
+        let exact = bytes.contains(UInt8(ascii: "*")) ? nil : lowered
         var ascii: ASCIIForm?
-        if lowered.utf8.allSatisfy({ $0 < 0x80 }) {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
             ascii = ASCIIForm(
                 exact: exact.map { Array($0.utf8) }, type: type == "*" ? nil : Array(type.utf8),
                 subtype: subtype == "*" || subtype.hasPrefix("*+") ? nil : Array(subtype.utf8),

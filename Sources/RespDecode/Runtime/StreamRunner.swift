@@ -238,6 +238,7 @@ public final class StreamRunner {
 
         // The input's bytes, read straight into (no copy per chunk) and lent to the framer.
         var buffer = FramerInput(capacity: readSize)
+        // (Also what decides below whether the input may be framed on a worker: one fstat per input.)
         buffer.readsWithoutWaiting = isRegularFile(fd)
         // Detection wants the first bytes; a pipe may deliver them a few at a time. An idle pipe gets decided on
         // what it has sent, so its lines are not held back — unless what it has sent cannot decide yet (`WAR`, `{`):
@@ -283,7 +284,7 @@ public final class StreamRunner {
         // happens, and handing its pieces from a worker to the reader cost 7-16 % more CPU on bench/small's streams of
         // small records (docs/framings.md#several-inputs-at-once). So the reader frames an input itself unless more
         // inputs follow or earlier ones are still being framed or inflated on the workers.
-        if pool.jobs > 1 && !stopped && (moreFollow || !pending.isEmpty) && isRegularFile(fd) {
+        if pool.jobs > 1 && !stopped && (moreFollow || !pending.isEmpty) && buffer.readsWithoutWaiting {
             // At most `jobs` inputs are framed at once: wait for the oldest when as many are.
             takePending(makingRoom: true)
             if cutShort { return }
