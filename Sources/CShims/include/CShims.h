@@ -39,6 +39,10 @@ size_t respdecode_html_blank_pair(const uint8_t *in, size_t n);
    docs/html-parser.md#cost). */
 size_t respdecode_url_first_escaped(const uint8_t *in, size_t n);
 
+/* The offset in `in[0..<n]` of the first byte that is not printable ASCII or is `&`, `<` or `>`, n when there is none
+   (html.c: the html pre-scan gives plain attribute values aside, docs/html-parser.md#cost). */
+size_t respdecode_html_value_stop(const uint8_t *in, size_t n);
+
 /* libxml2's `xmlFree`, a global function pointer (which Swift 6 sees as shared mutable state). */
 void respdecode_xml_free(void *pointer);
 

@@ -65,13 +65,26 @@ enum LibXML2HTML {
         }
         // Script and style content is dropped before libxml2 reads it (docs/decoding.md#visible-text): the ranges
         // all lie before the cut, and libxml2 gets the text without them.
-        guard !scan.dropped.isEmpty else { return parse(text, cut: cut, into: extractor, maxDepth: maxDepth) }
-        let compacted = HTMLAttributeScan.compact(text, dropping: scan.dropped)
-        return compacted.withUnsafeBufferPointer { parse($0, cut: cut, into: extractor, maxDepth: maxDepth) }
+        guard !scan.dropped.isEmpty else {
+            return parse(text, cut: cut, into: extractor, maxDepth: maxDepth, values: nil)
+        }
+        // Long read attribute values are given aside: libxml2 copies a value one character at a time (127
+        // instructions a byte, a fifth of the html decoder's time on the readability pages), and gets a token in
+        // its place, which the start tag callback replaces by the value (docs/html-parser.md#cost).
+        let compacted = HTMLAttributeScan.compact(text, dropping: scan.dropped, aside: scan.aside)
+        return compacted.text.withUnsafeBufferPointer { text in
+            compacted.values.withUnsafeBufferPointer { values in
+                parse(
+                    text, cut: cut, into: extractor, maxDepth: maxDepth,
+                    values: scan.aside.isEmpty ? nil : values.baseAddress)
+            }
+        }
     }
 
+    /// `values`: the copies of the values given aside (``HTMLAttributeScan/Compacted``), nil when there are none.
     private static func parse(
-        _ text: UnsafeBufferPointer<UInt8>, cut: String?, into extractor: HTMLExtractor, maxDepth: Int
+        _ text: UnsafeBufferPointer<UInt8>, cut: String?, into extractor: HTMLExtractor, maxDepth: Int,
+        values: UnsafePointer<UInt8>?
     ) -> String? {
         var text = text
         var cut = cut
@@ -90,7 +103,7 @@ enum LibXML2HTML {
             ctxt.pointee.myDoc = nil
             htmlFreeParserCtxt(ctxt)
         }
-        let session = HTMLSession(extractor: extractor, context: ctxt, maxDepth: maxDepth)
+        let session = HTMLSession(extractor: extractor, context: ctxt, maxDepth: maxDepth, values: values)
         let retained = Unmanaged.passRetained(session)
         defer { retained.release() }
         ctxt.pointee.sax.pointee = saxHandler
@@ -171,15 +184,49 @@ private final class HTMLSession {
     let extractor: Unmanaged<HTMLExtractor>
     let context: htmlParserCtxtPtr
     let maxDepth: Int
+    /// The copies of the values given aside, or nil.
+    let values: UnsafePointer<UInt8>?
     @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var straySearch = 0
     @exclusivity(unchecked) var active = true
     var stopReason: String?
+    /// A start tag's attributes with its tokens resolved (NULL-terminated pairs), reused from tag to tag.
+    private var resolved: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+    private var resolvedCapacity = 16
 
-    init(extractor: HTMLExtractor, context: htmlParserCtxtPtr, maxDepth: Int) {
+    init(extractor: HTMLExtractor, context: htmlParserCtxtPtr, maxDepth: Int, values: UnsafePointer<UInt8>?) {
         self.extractor = Unmanaged.passUnretained(extractor)
         self.context = context
         self.maxDepth = maxDepth
+        self.values = values
+        resolved = .allocate(capacity: resolvedCapacity)
+    }
+
+    deinit { resolved.deallocate() }
+
+    /// `pairs` as the extractor is to see them: each token replaced by the value it stands for. The pairs libxml2
+    /// gave are libxml2's to free after the callback, so a token's pair is replaced in a copy.
+    @inline(__always)
+    func attributes(_ pairs: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) -> HTMLAttributes {
+        guard let values, let pairs else { return HTMLAttributes(pairs: pairs) }
+        var count = 0
+        var tokens = false
+        while pairs[count] != nil {
+            if let value = pairs[count + 1], value[0] == HTMLAttributeScan.tokenMark { tokens = true }
+            count += 2
+        }
+        guard tokens else { return HTMLAttributes(pairs: pairs) }
+        if count + 1 > resolvedCapacity {
+            resolved.deallocate()
+            resolvedCapacity = count + 1
+            resolved = .allocate(capacity: resolvedCapacity)
+        }
+        for j in stride(from: 0, to: count, by: 2) {
+            resolved[j] = pairs[j]
+            resolved[j + 1] = pairs[j + 1].map { HTMLAttributeScan.resolved($0, in: values) }
+        }
+        resolved[count] = nil
+        return HTMLAttributes(pairs: resolved)
     }
 
     func stop(_ reason: String) {
@@ -210,7 +257,8 @@ private func startElementCallback(
             return
         }
         session.depth += 1
-        session.extractor._withUnsafeGuaranteedRef { $0.start(name, HTMLAttributes(pairs: attributes)) }
+        let attributes = session.attributes(attributes)
+        session.extractor._withUnsafeGuaranteedRef { $0.start(name, attributes) }
     }
 }
 
@@ -315,6 +363,10 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 /// - a kept script or style whose text libxml2 ends at an end tag not its own (`</b>` in JSON-LD) stops the dropping
 ///   too: libxml2 reads on as script text after it when no open element has that name, so its text is taken to run
 ///   to HTML's end tag, and a `<script>` or `<style>` in it is text.
+/// - a read attribute's value goes aside (``Result/aside``) under the same conditions when it is quoted, at least
+///   ``minAsideValue`` bytes, printable ASCII without `<` and `>`, and every `&` in it begins `&amp;` (libxml2 2.9.14
+///   copies such a value as it is, `&amp;` as `&`), in a tag other than `<meta>`, on a page without a ``tokenMark``
+///   byte: libxml2 reads a token in its place, and the start tag callback gives the extractor the value's copy.
 /// libxml2 then gives the extractor the same events with the same read attributes and the same text but for the
 /// length of white-space runs outside those elements; the HTML tests check that the extractor's value is the same on
 /// the corpora pages and on generated pages full of the cases above.
@@ -324,7 +376,26 @@ enum HTMLAttributeScan {
     struct Result {
         var cut: (offset: Int, overBudget: Bool)?
         var dropped: [Int] = []
+        /// The read attribute values given aside: pairs of start and end offsets in `text`, ascending, each also a
+        /// pair of `dropped`. ``compact(_:dropping:aside:)`` puts a token where each stood.
+        var aside: [Int] = []
     }
+
+    /// What libxml2 is given: the text without the dropped ranges, a token in place of each value given aside (the
+    /// byte 0x01 and, in decimal, the offset of the value's copy in `values`), and those copies, each ended by a NUL
+    /// and holding what libxml2 would have made of the value (`&` for `&amp;`).
+    struct Compacted {
+        var text: [UInt8]
+        var values: [UInt8]
+    }
+
+    /// The byte that starts a token. Only a token's value starts with it: no page with a 0x01 byte gets tokens, and
+    /// libxml2 2.9.14 makes a character reference to a control other than its white space a NUL (`htmlParseCharRef`
+    /// returns 0 for what is not an XML character), so none yields it.
+    static let tokenMark: UInt8 = 0x01
+
+    /// The shortest value given aside (shorter ones cost libxml2 little).
+    static let minAsideValue = 16
 
     /// The offset of the `<` of the first start tag with more than `limit` attributes (`overBudget` false), or of the
     /// one whose comparisons take the document's past `pairBudget` (`overBudget` true); nil when there is none.
@@ -353,22 +424,93 @@ enum HTMLAttributeScan {
         }
     }
 
-    /// `text` without the `dropped` ranges of a ``Result``.
-    static func compact(_ text: UnsafeBufferPointer<UInt8>, dropping dropped: [Int]) -> [UInt8] {
+    /// `text` without the `dropped` ranges of a ``Result``, with a token for each range of its `aside`.
+    static func compact(_ text: UnsafeBufferPointer<UInt8>, dropping dropped: [Int], aside: [Int] = []) -> Compacted {
         var removed = 0
         for pair in stride(from: 0, to: dropped.count, by: 2) { removed += dropped[pair + 1] - dropped[pair] }
-        return [UInt8](unsafeUninitializedCapacity: text.count - removed) { buffer, initialized in
-            guard let source = text.baseAddress, let target = buffer.baseAddress else { return }
-            var from = 0
-            var to = 0
-            for pair in stride(from: 0, to: dropped.count + 2, by: 2) {
-                let end = pair < dropped.count ? dropped[pair] : text.count
-                (target + to).initialize(from: source + from, count: end - from)
-                to += end - from
-                if pair < dropped.count { from = dropped[pair + 1] }
-            }
-            initialized = to
+        var valueBytes = 0
+        var tokenBytes = 0
+        for pair in stride(from: 0, to: aside.count, by: 2) {
+            tokenBytes += 1 + decimalDigits(valueBytes)
+            valueBytes += aside[pair + 1] - aside[pair] + 1
         }
+        var values = [UInt8](repeating: 0, count: valueBytes)
+        let compacted = values.withUnsafeMutableBufferPointer { values in
+            [UInt8](unsafeUninitializedCapacity: text.count - removed + tokenBytes) { buffer, initialized in
+                guard let source = text.baseAddress, let target = buffer.baseAddress else { return }
+                var from = 0
+                var to = 0
+                var next = 0 // the next pair of `aside`
+                var offset = 0 // where its copy goes in `values`
+                for pair in stride(from: 0, to: dropped.count + 2, by: 2) {
+                    let end = pair < dropped.count ? dropped[pair] : text.count
+                    (target + to).initialize(from: source + from, count: end - from)
+                    to += end - from
+                    guard pair < dropped.count else { break }
+                    from = dropped[pair + 1]
+                    guard next < aside.count, aside[next] == end else { continue }
+                    target[to] = tokenMark
+                    to += 1
+                    to += writeDecimal(offset, to: target + to)
+                    let count = from - end
+                    copyDecodingAmpersands(source + end, count: count, to: values.baseAddress! + offset)
+                    offset += count + 1 // the NUL is there already (after a shorter copy, more of them)
+                    next += 2
+                }
+                initialized = to
+            }
+        }
+        return Compacted(text: compacted, values: values)
+    }
+
+    /// Copies a value given aside as libxml2 would have given it: each `&amp;` (its only `&`s) as `&`.
+    private static func copyDecodingAmpersands(
+        _ source: UnsafePointer<UInt8>, count: Int, to target: UnsafeMutablePointer<UInt8>
+    ) {
+        var from = 0
+        var to = 0
+        while let found = memchr(source + from, 0x26, count - from) {
+            let amp = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - source
+            (target + to).update(from: source + from, count: amp + 1 - from)
+            to += amp + 1 - from
+            from = amp + 5
+        }
+        (target + to).update(from: source + from, count: count - from)
+    }
+
+    /// The number of decimal digits of `value` (≥ 0).
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return digits
+    }
+
+    /// Writes `value` (≥ 0) in decimal at `target`; returns the number of digits.
+    private static func writeDecimal(_ value: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let digits = decimalDigits(value)
+        var rest = value
+        for j in stride(from: digits - 1, through: 0, by: -1) {
+            target[j] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        return digits
+    }
+
+    /// The value a token stands for: `value` when it is no token, else its copy in `values` (a ``Compacted``'s).
+    @inline(__always)
+    static func resolved(_ value: UnsafePointer<UInt8>, in values: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        guard value[0] == tokenMark else { return value }
+        var offset = 0
+        var j = 1
+        while value[j] != 0 {
+            offset = offset &* 10 &+ Int(value[j] &- UInt8(ascii: "0"))
+            j += 1
+        }
+        return values + offset
     }
 
     /// Classes of bytes for the scan: HTML's white space, `>`, `/`, `=`.
@@ -430,6 +572,8 @@ enum HTMLAttributeScan {
         // Tags and comments starting before this offset lie in a kept script, which libxml2 reads as text.
         var keepUntil = 0
         var checkedNUL = false
+        // Whether values may be given aside: nil until the first is, then whether the page has no token mark.
+        var markFree: Bool?
         // The state lives in this function's own variables, passed `inout` to the helpers below, not captured by
         // nested functions: captured variables are boxed, and each access to them was checked for exclusivity at
         // run time (1 % of the crawl job's instructions; docs/html-parser.md#cost).
@@ -528,11 +672,15 @@ enum HTMLAttributeScan {
                 if count > limit || pairs > pairBudget {
                     // The text ends before this tag: what was to be dropped in it goes too.
                     while let last = result.dropped.last, last > lt { result.dropped.removeLast(2) }
+                    while let last = result.aside.last, last > lt { result.aside.removeLast(2) }
                     result.cut = (lt, count <= limit)
                     return result
                 }
                 skipSpace(base, &k, n, classes: classes, xml: xml, dropping: &dropping)
                 var attributeEnd = attributeNameEnd
+                // A quoted value's bytes, between the quotes (empty when there is none).
+                var valueStart = 0
+                var valueEnd = 0
                 if k < n && base[k] == 0x3D {
                     k += 1
                     skipSpace(base, &k, n, classes: classes, xml: xml, dropping: &dropping)
@@ -544,7 +692,9 @@ enum HTMLAttributeScan {
                             k += 1
                             break
                         }
+                        valueStart = k + 1
                         k = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base + 1
+                        valueEnd = k - 1
                     } else {
                         // An unquoted value: up to white space or `>` (for libxml2, its blanks or `>`).
                         while k < n && classes[Int(base[k])] & (space | greater) == 0 { k += 1 }
@@ -554,15 +704,30 @@ enum HTMLAttributeScan {
                     }
                     attributeEnd = k
                 }
-                if dropping && lt >= keepUntil && xml[Int(base[attributeStart - 1])] & xmlBlank != 0
-                    && !isRead(
-                        base + attributeStart, count: attributeNameEnd - attributeStart, available: n - attributeStart,
-                        names: read)
-                    && !containsUnsafe(base, from: attributeNameEnd, to: attributeEnd, xml: xml)
+                guard dropping && lt >= keepUntil && xml[Int(base[attributeStart - 1])] & xmlBlank != 0 else {
+                    continue
+                }
+                if !isRead(
+                    base + attributeStart, count: attributeNameEnd - attributeStart, available: n - attributeStart,
+                    names: read)
+                {
+                    if !containsUnsafe(base, from: attributeNameEnd, to: attributeEnd, xml: xml)
+                        && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
+                    {
+                        result.dropped.append(attributeStart)
+                        result.dropped.append(attributeEnd)
+                    }
+                } else if valueEnd - valueStart >= minAsideValue && isPlainValue(base, from: valueStart, to: valueEnd)
+                    && !isMeta(base + lt + 1, count: nameEnd - lt - 1)
                     && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
                 {
-                    result.dropped.append(attributeStart)
-                    result.dropped.append(attributeEnd)
+                    if markFree == nil { markFree = memchr(base, Int32(tokenMark), n) == nil }
+                    if markFree == true {
+                        result.dropped.append(valueStart)
+                        result.dropped.append(valueEnd)
+                        result.aside.append(valueStart)
+                        result.aside.append(valueEnd)
+                    }
                 }
             }
             i = k
@@ -758,6 +923,30 @@ enum HTMLAttributeScan {
         guard end <= n else { return false }
         for j in 0..<name.count where base[lt + 2 + j] | 0x20 != name[j] { return false }
         return end == n || xml[Int(base[end])] & xmlName == 0
+    }
+
+    /// Whether `base[from..<to]` is printable ASCII without `<` and `>`, whose every `&` begins `&amp;`: libxml2
+    /// 2.9.14 copies such a quoted value byte for byte but for each `&amp;`, which it makes `&`
+    /// (`htmlParseHTMLAttribute`), so the extractor may read it from the page instead.
+    @inline(__always)
+    private static func isPlainValue(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Bool {
+        var k = from
+        while true {
+            k += respdecode_html_value_stop(base + k, to - k)
+            guard k < to else { return true }
+            guard
+                base[k] == 0x26 && to - k >= 5 && base[k + 1] == 0x61 && base[k + 2] == 0x6D
+                    && base[k + 3] == 0x70 && base[k + 4] == 0x3B
+            else { return false }
+            k += 5
+        }
+    }
+
+    /// Whether the tag name is `meta` (any case): libxml2 reads a `<meta>`'s attributes itself (for a charset), so
+    /// none of its values is given aside.
+    private static func isMeta(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        count == 4 && name[0] | 0x20 == 0x6D && name[1] | 0x20 == 0x65 && name[2] | 0x20 == 0x74
+            && name[3] | 0x20 == 0x61
     }
 
     /// Whether `base[from..<to]` holds NUL, `<` or `>`, which a dropped range never does.

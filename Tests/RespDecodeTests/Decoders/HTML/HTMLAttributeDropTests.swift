@@ -8,7 +8,9 @@ import Testing
 /// that changes nothing the extractor sees.
 @Suite("HTML attributes libxml2 is not given")
 struct HTMLAttributeDropTests {
-    private func prepared(_ page: String) -> String { preparedForLibXML2(page) }
+    private func prepared(_ page: String, tokens: Bool = false) -> String {
+        preparedForLibXML2(page, tokens: tokens)
+    }
 
     /// Everything the extractor made of `page`, as one string, with the attributes dropped or all given to libxml2.
     static func extracted(_ page: [UInt8], dropping: Bool) -> String {
@@ -115,6 +117,74 @@ struct HTMLAttributeDropTests {
 
     @Test func valuesWithAngleBracketsAreKept() {
         #expect(prepared(#"<a title="1>2" class="<b" id=x>"#) == #"<a title="1>2" class="<b" >"#)
+    }
+
+    // MARK: values given aside
+
+    /// A read attribute's quoted value of 16 or more bytes of printable ASCII without `&`, `<` and `>` reaches
+    /// libxml2 as a token (0x01 and the offset of its copy), and the extractor gets the value itself.
+    @Test func longPlainReadValuesAreGivenAside() {
+        let page =
+            #"<a href="http://e.test/a/long/path.html" class=c>x</a><img src='https://e.test/i.png?w=1' alt="short">"#
+        #expect(prepared(page, tokens: true) == "<a href=\"\u{1}0\" >x</a><img src='\u{1}31' alt=\"short\">")
+        #expect(
+            prepared(page)
+                == #"<a href="http://e.test/a/long/path.html" >x</a><img src='https://e.test/i.png?w=1' alt="short">"#)
+        Self.expectSame(Array(page.utf8), page)
+        let links = Self.extracted(Array(page.utf8), dropping: true)
+        #expect(links.contains("http://e.test/a/long/path.html") && links.contains("https://e.test/i.png?w=1"))
+        // `&amp;` is the one reference a value given aside may hold: its copy holds `&`, as libxml2 would give it.
+        let query = #"<a href="/search?q=a&amp;page=2&amp;x=">x</a>"#
+        #expect(prepared(query, tokens: true) == "<a href=\"\u{1}0\">x</a>")
+        #expect(prepared(query) == #"<a href="/search?q=a&page=2&x=">x</a>"#)
+        Self.expectSame(Array(query.utf8), query)
+    }
+
+    @Test func otherValuesStayWithLibxml2() {
+        for value in [
+            #""http://e.test/?a=1&quot;b=2""#, #""http://e.test/?a=1&AMP;b=2""#, #""http://e.test/?a=1&amp b=2""#,
+            #""http://e.test/?a=1&b=2&amp;c""#, #""http://e.test/<long>/path""#, #""http://e.test/é/long/path""#,
+            "http://e.test/unquoted/long", #""0123456789abcde""#, "\"http://e.test/tab\tin/it\"",
+        ] {
+            let page = "<a href=\(value)>x</a>"
+            #expect(prepared(page, tokens: true) == page, "\(value)")
+            Self.expectSame(Array(page.utf8), page)
+        }
+        // libxml2 reads a <meta>'s attributes itself.
+        let meta = #"<meta name="description" content="a long description of the page">"#
+        #expect(prepared(meta, tokens: true) == meta)
+        // Unread attributes are dropped as before, however long.
+        #expect(prepared(#"<p class="a long list of class names">"#, tokens: true) == "<p >")
+    }
+
+    /// A page with a 0x01 byte of its own gets no tokens: the extractor could not tell them from its values.
+    @Test func aPageWithTheTokenMarkGetsNoTokens() {
+        let page = "<a href=\"\u{1}0\">a</a><a href=\"http://e.test/a/long/path.html\">b</a>"
+        #expect(prepared(page, tokens: true) == page)
+        Self.expectSame(Array(page.utf8), page)
+        #expect(Self.extracted(Array(page.utf8), dropping: true).contains("http://e.test/a/long/path.html"))
+    }
+
+    /// libxml2 makes a character reference to 0x01 a NUL, so no value of the page can pass for a token.
+    @Test func aCharacterReferenceToTheMarkIsNoToken() {
+        for reference in ["&#1;", "&#x1;", "&#X01;", "&#0000001;"] {
+            let page = "<a href=\"\(reference)0\">a</a><a href=\"http://e.test/a/long/path.html\">b</a>"
+            #expect(prepared(page, tokens: true).contains("\u{1}0\">b"), "\(reference)")
+            Self.expectSame(Array(page.utf8), page)
+        }
+    }
+
+    /// Where the scan stops the dropping, nothing more is given aside either; a cut tag's tokens go with it.
+    @Test func noTokensWhereNothingIsDropped() {
+        let page = "<a class=1\u{0C}href=2>x</a><a href=\"http://e.test/a/long/path.html\">y</a>"
+        #expect(prepared(page, tokens: true) == page)
+        Self.expectSame(Array(page.utf8), page)
+        let attributes = (0..<3).map { " x\($0)=1" }.joined()
+        let cut = Array(("<a href=\"http://e.test/a/long/path.html\"" + attributes + ">y</a>").utf8)
+        cut.withUnsafeBufferPointer { text in
+            let scan = HTMLAttributeScan.scan(text, attributeLimit: 2, pairBudget: LibXML2HTML.maxAttributePairs)
+            #expect(scan.cut?.offset == 0 && scan.dropped.isEmpty && scan.aside.isEmpty)
+        }
     }
 
     // MARK: where libxml2 might read the page otherwise, nothing more is dropped
@@ -326,6 +396,9 @@ struct HTMLAttributeDropTests {
             "", "=1", "=\"a b\"", "='c d'", "=x/", "=\"display:none\"", "=\"<\"", "=\">\"", "=\"a\u{0}b\"",
             "=\"unclosed",
             "=true", "= \"spaced\"", "=/p", "=\"http://e.test/q?a=1&amp;b=2\"", "='<a href=z>'",
+            // Long enough to be given aside (or not: `>`, non-ASCII, unquoted, a character reference to 0x01).
+            "=\"http://e.test/a/long/path.html\"", "='https://e.test/q?x=1 y'", "=\"display: none; color: red\"",
+            "=\"0123456789abcdef>\"", "=\"ééééééééééé\"", "=http://e.test/unquoted/long", "=\"&#1;23456789012345\"",
         ]
         let gaps = [" ", " ", " ", "\t", "\n", "\r\n", "\u{0C}", "/", " / ", ""]
         let tags = ["a", "p", "img", "meta", "link", "base", "html", "div", "span", "area", "form", "h1", "b", "title"]

@@ -3,13 +3,33 @@ import Testing
 
 @testable import RespDecode
 
-/// What libxml2 is given for `page`, once the pre-scan's ranges are dropped (also HTMLAttributeDropTests).
-func preparedForLibXML2(_ page: String) -> String {
+/// What libxml2 is given for `page`, once the pre-scan's ranges are dropped (also HTMLAttributeDropTests), with each
+/// token of a value given aside shown as that value (`tokens: true` shows the tokens, as `\u{1}` and the offset).
+func preparedForLibXML2(_ page: String, tokens: Bool = false) -> String {
     let bytes = Array(page.utf8)
     return bytes.withUnsafeBufferPointer { text in
         let scan = HTMLAttributeScan.scan(
             text, attributeLimit: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs)
-        return String(decoding: HTMLAttributeScan.compact(text, dropping: scan.dropped), as: UTF8.self)
+        let compacted = HTMLAttributeScan.compact(text, dropping: scan.dropped, aside: scan.aside)
+        // A page with tokens has no 0x01 byte of its own.
+        guard !tokens, !scan.aside.isEmpty else { return String(decoding: compacted.text, as: UTF8.self) }
+        var shown: [UInt8] = []
+        var i = 0
+        while i < compacted.text.count {
+            guard compacted.text[i] == HTMLAttributeScan.tokenMark else {
+                shown.append(compacted.text[i])
+                i += 1
+                continue
+            }
+            var offset = 0
+            i += 1
+            while i < compacted.text.count, compacted.text[i] >= 0x30 && compacted.text[i] <= 0x39 {
+                offset = offset * 10 + Int(compacted.text[i] - 0x30)
+                i += 1
+            }
+            shown += compacted.values[offset...].prefix { $0 != 0 }
+        }
+        return String(decoding: shown, as: UTF8.self)
     }
 }
 
