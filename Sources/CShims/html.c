@@ -162,3 +162,65 @@ size_t respdecode_html_value_stop(const uint8_t *in, size_t n) {
     }
     return n;
 }
+
+/* The html pre-scan's test of a run of text (docs/html-parser.md#cost): whether libxml2 2.9.14 hands it on as it is,
+   in one piece to `characters` (`htmlParseCharDataInternal`): no `&` (a reference), no control but tab and line feed
+   (libxml2 drops the others, and a carriage return may be read as a line end), not U+FFFE or U+FFFF (dropped too),
+   valid UTF-8 (at an invalid byte libxml2 would change the input's encoding), and not white space only (which
+   libxml2 may pass to `ignorableWhitespace` or use to decide where text belongs). Without AVX2 (for the UTF-8 check)
+   only ASCII text passes. */
+#if defined(__SSE2__)
+/* For 16 bytes: bit i of *stop set where in[i] is `&` or a control other than tab and line feed; of *word where it is
+   not white space (space, tab, line feed); of *lead where it is 0xEF (which U+FFFE and U+FFFF begin with); and
+   *high non-zero when a byte is not ASCII. */
+static inline void text_classes_sse2(const uint8_t *in, uint32_t *stop, uint32_t *word, uint32_t *lead,
+                                     uint32_t *high) {
+    __m128i bytes = _mm_loadu_si128((const __m128i *)in);
+    __m128i tab = _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\t'));
+    __m128i line = _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\n'));
+    __m128i space = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(' '));
+    /* 0x00...0x1F as signed bytes: 0 <= b < 0x20 (0x80-0xFF are negative). */
+    __m128i control = _mm_and_si128(_mm_cmpgt_epi8(bytes, _mm_set1_epi8(-1)), _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)));
+    __m128i bad = _mm_or_si128(_mm_andnot_si128(_mm_or_si128(tab, line), control),
+                               _mm_cmpeq_epi8(bytes, _mm_set1_epi8('&')));
+    *stop = (uint32_t)_mm_movemask_epi8(bad);
+    *word = (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(tab, line), space)) ^ 0xFFFF;
+    *lead = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8((char)0xEF)));
+    *high = (uint32_t)_mm_movemask_epi8(bytes);
+}
+#endif
+
+int respdecode_html_plain_text(const uint8_t *in, size_t n) {
+    int blank_only = 1;
+    int ascii = 1;
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= n; i += 16) {
+        uint32_t stop, word, lead, high;
+        text_classes_sse2(in + i, &stop, &word, &lead, &high);
+        if (stop != 0) return 0;
+        if (word != 0) blank_only = 0;
+        if (high != 0) ascii = 0;
+        for (; lead != 0; lead &= lead - 1) {
+            /* U+FFFE and U+FFFF (also one running into the next block). */
+            size_t j = i + (size_t)__builtin_ctz(lead);
+            if (j + 2 < n && in[j + 1] == 0xBF && (in[j + 2] & 0xFE) == 0xBE) return 0;
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        uint8_t byte = in[i];
+        if (byte < 0x20) {
+            if (byte != '\t' && byte != '\n') return 0;
+            continue;
+        }
+        if (byte == '&') return 0;
+        if (byte != ' ') blank_only = 0;
+        if (byte >= 0x80) {
+            ascii = 0;
+            if (byte == 0xEF && i + 2 < n && in[i + 1] == 0xBF && (in[i + 2] & 0xFE) == 0xBE) return 0;
+        }
+    }
+    if (blank_only) return 0;
+    return ascii || respdecode_utf8_valid(in, n) == 1;
+}

@@ -43,6 +43,11 @@ size_t respdecode_url_first_escaped(const uint8_t *in, size_t n);
    (html.c: the html pre-scan gives plain attribute values aside, docs/html-parser.md#cost). */
 size_t respdecode_html_value_stop(const uint8_t *in, size_t n);
 
+/* Whether libxml2 2.9.14 passes the text `in[0..<n]` on as it is, in one piece (html.c: the html pre-scan gives such
+   text aside, docs/html-parser.md#cost): no `&`, no control but tab and line feed, no U+FFFE or U+FFFF, valid UTF-8,
+   not white space only. */
+int respdecode_html_plain_text(const uint8_t *in, size_t n);
+
 /* libxml2's `xmlFree`, a global function pointer (which Swift 6 sees as shared mutable state). */
 void respdecode_xml_free(void *pointer);
 

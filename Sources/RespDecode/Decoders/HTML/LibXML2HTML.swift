@@ -68,23 +68,31 @@ enum LibXML2HTML {
         guard !scan.dropped.isEmpty else {
             return parse(text, cut: cut, into: extractor, maxDepth: maxDepth, values: nil)
         }
-        // Long read attribute values are given aside: libxml2 copies a value one character at a time (127
-        // instructions a byte, a fifth of the html decoder's time on the readability pages), and gets a token in
-        // its place, which the start tag callback replaces by the value (docs/html-parser.md#cost).
+        // Read attribute values and text are given aside: libxml2 copies a value one character at a time (127
+        // instructions a byte, a fifth of the html decoder's time on the readability pages), and text not much
+        // faster; it gets a token in their place, which the callbacks replace by the copy (docs/html-parser.md#cost).
         let compacted = HTMLAttributeScan.compact(text, dropping: scan.dropped, aside: scan.aside)
         return compacted.text.withUnsafeBufferPointer { text in
             compacted.values.withUnsafeBufferPointer { values in
-                parse(
-                    text, cut: cut, into: extractor, maxDepth: maxDepth,
-                    values: scan.aside.isEmpty ? nil : values.baseAddress)
+                compacted.offsets.withUnsafeBufferPointer { offsets in
+                    // Without values given aside, no value is a token (a page with a 0x01 byte gets none).
+                    guard !compacted.offsets.isEmpty, let bytes = values.baseAddress, let offsets = offsets.baseAddress
+                    else {
+                        return parse(text, cut: cut, into: extractor, maxDepth: maxDepth, values: nil)
+                    }
+                    return parse(
+                        text, cut: cut, into: extractor, maxDepth: maxDepth,
+                        values: (bytes, offsets, compacted.offsets.count))
+                }
             }
         }
     }
 
-    /// `values`: the copies of the values given aside (``HTMLAttributeScan/Compacted``), nil when there are none.
+    /// `values`: the copies of the values given aside and their offsets (``HTMLAttributeScan/Compacted``), nil when
+    /// there are none.
     private static func parse(
         _ text: UnsafeBufferPointer<UInt8>, cut: String?, into extractor: HTMLExtractor, maxDepth: Int,
-        values: UnsafePointer<UInt8>?
+        values: (bytes: UnsafePointer<UInt8>, offsets: UnsafePointer<Int>, count: Int)?
     ) -> String? {
         var text = text
         var cut = cut
@@ -184,8 +192,8 @@ private final class HTMLSession {
     let extractor: Unmanaged<HTMLExtractor>
     let context: htmlParserCtxtPtr
     let maxDepth: Int
-    /// The copies of the values given aside, or nil.
-    let values: UnsafePointer<UInt8>?
+    /// The copies of the values given aside and their offsets, or nil.
+    let values: (bytes: UnsafePointer<UInt8>, offsets: UnsafePointer<Int>, count: Int)?
     @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var straySearch = 0
     @exclusivity(unchecked) var active = true
@@ -194,7 +202,10 @@ private final class HTMLSession {
     private var resolved: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     private var resolvedCapacity = 16
 
-    init(extractor: HTMLExtractor, context: htmlParserCtxtPtr, maxDepth: Int, values: UnsafePointer<UInt8>?) {
+    init(
+        extractor: HTMLExtractor, context: htmlParserCtxtPtr, maxDepth: Int,
+        values: (bytes: UnsafePointer<UInt8>, offsets: UnsafePointer<Int>, count: Int)?
+    ) {
         self.extractor = Unmanaged.passUnretained(extractor)
         self.context = context
         self.maxDepth = maxDepth
@@ -223,7 +234,10 @@ private final class HTMLSession {
         }
         for j in stride(from: 0, to: count, by: 2) {
             resolved[j] = pairs[j]
-            resolved[j + 1] = pairs[j + 1].map { HTMLAttributeScan.resolved($0, in: values) }
+            resolved[j + 1] = pairs[j + 1].map {
+                HTMLAttributeScan.resolved(
+                    $0, values: values.bytes, offsets: values.offsets, count: values.count)
+            }
         }
         resolved[count] = nil
         return HTMLAttributes(pairs: resolved)
@@ -273,9 +287,17 @@ private func endElementCallback(_ ctx: UnsafeMutableRawPointer?, _ name: UnsafeP
 private func charactersCallback(_ ctx: UnsafeMutableRawPointer?, _ text: UnsafePointer<xmlChar>?, _ length: Int32) {
     guard let text, length > 0 else { return }
     withActiveSession(ctx) { session in
-        session.extractor._withUnsafeGuaranteedRef {
-            $0.characters(UnsafeBufferPointer(start: text, count: Int(length)))
+        var piece = UnsafeBufferPointer(start: text, count: Int(length))
+        if length >= 4 && text[0] == 0xEE && text[1] == 0x80 && text[2] == 0x80, let values = session.values {
+            // Text given aside: the token is the whole piece (libxml2 ends a NUL after it).
+            if let copy = HTMLAttributeScan.copy(
+                ofToken: text + 3, values: values.bytes, offsets: values.offsets, count: values.count)
+            {
+                piece = UnsafeBufferPointer(
+                    start: copy, count: Glibc.strlen(UnsafeRawPointer(copy).assumingMemoryBound(to: CChar.self)))
+            }
         }
+        session.extractor._withUnsafeGuaranteedRef { $0.characters(piece) }
     }
 }
 
@@ -364,9 +386,14 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 ///   too: libxml2 reads on as script text after it when no open element has that name, so its text is taken to run
 ///   to HTML's end tag, and a `<script>` or `<style>` in it is text.
 /// - a read attribute's value goes aside (``Result/aside``) under the same conditions when it is quoted, at least
-///   ``minAsideValue`` bytes, printable ASCII without `<` and `>`, and every `&` in it begins `&amp;` (libxml2 2.9.14
-///   copies such a value as it is, `&amp;` as `&`), in a tag other than `<meta>`, on a page without a ``tokenMark``
-///   byte: libxml2 reads a token in its place, and the start tag callback gives the extractor the value's copy.
+///   ``minAside`` bytes, printable ASCII without `<` and `>`, and every `&` in it begins `&amp;` (libxml2 2.9.14
+///   copies such a value as it is, `&amp;` as `&`), on a page that may get tokens (``tokensAllowed(_:count:)``):
+///   libxml2 reads a token in its place, and the start tag callback gives the extractor the value's copy. (libxml2
+///   reads a `<meta>`'s values for a charset too, but with `HTML_PARSE_IGNORE_ENC` uses none.)
+/// - a run of text that would have its white space collapsed goes aside whole instead when it is at least
+///   ``minAside`` and less than ``maxCollapsedRun`` bytes (one piece of libxml2's) and libxml2 passes it on as it
+///   is (``isPlainText(_:count:)``): its token reaches the `characters` callback as a piece of its own, which gives
+///   the extractor the text's copy, white space as written.
 /// libxml2 then gives the extractor the same events with the same read attributes and the same text but for the
 /// length of white-space runs outside those elements; the HTML tests check that the extractor's value is the same on
 /// the corpora pages and on generated pages full of the cases above.
@@ -376,26 +403,83 @@ enum HTMLAttributeScan {
     struct Result {
         var cut: (offset: Int, overBudget: Bool)?
         var dropped: [Int] = []
-        /// The read attribute values given aside: pairs of start and end offsets in `text`, ascending, each also a
-        /// pair of `dropped`. ``compact(_:dropping:aside:)`` puts a token where each stood.
-        var aside: [Int] = []
+        /// The read attribute values and runs of text given aside, ascending, each range also a pair of `dropped`.
+        /// ``compact(_:dropping:aside:)`` puts a token where each stood.
+        var aside: [Aside] = []
+    }
+
+    /// A range of the page given aside.
+    struct Aside {
+        var start: Int
+        var end: Int
+        /// A run of text (which libxml2 hands to `characters`), not an attribute value.
+        var isText: Bool
     }
 
     /// What libxml2 is given: the text without the dropped ranges, a token in place of each value given aside (the
-    /// byte 0x01 and, in decimal, the offset of the value's copy in `values`), and those copies, each ended by a NUL
-    /// and holding what libxml2 would have made of the value (`&` for `&amp;`).
+    /// byte 0x01 and the value's index among them, in ``tokenDigits``), and the values' copies, each ended by a NUL
+    /// and holding what libxml2 would have made of the value (`&` for `&amp;`), at `offsets[index]` in `values`.
     struct Compacted {
         var text: [UInt8]
         var values: [UInt8]
+        var offsets: [Int]
     }
 
-    /// The byte that starts a token. Only a token's value starts with it: no page with a 0x01 byte gets tokens, and
-    /// libxml2 2.9.14 makes a character reference to a control other than its white space a NUL (`htmlParseCharRef`
-    /// returns 0 for what is not an XML character), so none yields it.
+    /// The byte that starts a value's token. Only a token's value starts with it: no page with a 0x01 byte gets
+    /// tokens, and libxml2 2.9.14 makes a character reference to a control other than its white space a NUL
+    /// (`htmlParseCharRef` returns 0 for what is not an XML character), so none yields it.
     static let tokenMark: UInt8 = 0x01
 
-    /// The shortest value given aside (shorter ones cost libxml2 little).
-    static let minAsideValue = 16
+    /// The bytes that start a text's token: U+E000, the first private-use character (libxml2 drops a 0x01 in text,
+    /// not in values). Only a token's piece of text starts with it: no page holding it gets tokens, nor a page with a
+    /// character reference to it (``tokensAllowed(_:count:)``), and no HTML 4 entity, the only ones libxml2 knows,
+    /// names a private-use character.
+    static let textTokenMark: [UInt8] = [0xEE, 0x80, 0x80]
+
+    /// Whether the page may get tokens: it holds neither ``tokenMark`` nor ``textTokenMark``, nor a character
+    /// reference that libxml2 2.9.14 reads as U+E000 (`&#` and decimal digits, or `&#x` or `&#X` and hexadecimal
+    /// ones, the value saturating as in `htmlParseCharRef`).
+    static func tokensAllowed(_ base: UnsafePointer<UInt8>, count n: Int) -> Bool {
+        guard memchr(base, Int32(tokenMark), n) == nil else { return false }
+        var i = 0
+        while i < n, let found = memchr(base + i, 0xEE, n - i) {
+            let at = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            if at + 2 < n && base[at + 1] == 0x80 && base[at + 2] == 0x80 { return false }
+            i = at + 1
+        }
+        i = 0
+        while i < n, let found = memchr(base + i, 0x26, n - i) {
+            var k = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base + 1
+            i = k
+            guard k < n, base[k] == 0x23 else { continue }
+            k += 1
+            let hex = k < n && base[k] | 0x20 == 0x78
+            if hex { k += 1 }
+            var value = 0
+            while k < n {
+                let byte = base[k]
+                let digit: Int
+                if byte >= 0x30 && byte <= 0x39 {
+                    digit = Int(byte - 0x30)
+                } else if hex && byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66 {
+                    digit = Int(byte | 0x20) - 0x61 + 10
+                } else {
+                    break
+                }
+                if value < 0x11_0000 { value = value * (hex ? 16 : 10) + digit }
+                k += 1
+            }
+            if value == 0xE000 { return false }
+        }
+        return true
+    }
+
+    /// A token's digits, most significant first: libxml2 reads each of a token's bytes as it reads a value's (127
+    /// instructions a byte), so the index is written in base 64 (a page's first 4,096 values take two digits).
+    static let tokenDigits: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// The shortest value or text given aside (shorter ones cost libxml2 little).
+    static let minAside = 8
 
     /// The offset of the `<` of the first start tag with more than `limit` attributes (`overBudget` false), or of the
     /// one whose comparisons take the document's past `pairBudget` (`overBudget` true); nil when there is none.
@@ -425,22 +509,24 @@ enum HTMLAttributeScan {
     }
 
     /// `text` without the `dropped` ranges of a ``Result``, with a token for each range of its `aside`.
-    static func compact(_ text: UnsafeBufferPointer<UInt8>, dropping dropped: [Int], aside: [Int] = []) -> Compacted {
+    static func compact(_ text: UnsafeBufferPointer<UInt8>, dropping dropped: [Int], aside: [Aside] = []) -> Compacted {
         var removed = 0
         for pair in stride(from: 0, to: dropped.count, by: 2) { removed += dropped[pair + 1] - dropped[pair] }
         var valueBytes = 0
         var tokenBytes = 0
-        for pair in stride(from: 0, to: aside.count, by: 2) {
-            tokenBytes += 1 + decimalDigits(valueBytes)
-            valueBytes += aside[pair + 1] - aside[pair] + 1
+        for (index, range) in aside.enumerated() {
+            tokenBytes += (range.isText ? textTokenMark.count : 1) + tokenLength(index)
+            valueBytes += range.end - range.start + 1
         }
         var values = [UInt8](repeating: 0, count: valueBytes)
+        var offsets = [Int]()
+        offsets.reserveCapacity(aside.count)
         let compacted = values.withUnsafeMutableBufferPointer { values in
             [UInt8](unsafeUninitializedCapacity: text.count - removed + tokenBytes) { buffer, initialized in
                 guard let source = text.baseAddress, let target = buffer.baseAddress else { return }
                 var from = 0
                 var to = 0
-                var next = 0 // the next pair of `aside`
+                var next = 0 // the next of `aside`
                 var offset = 0 // where its copy goes in `values`
                 for pair in stride(from: 0, to: dropped.count + 2, by: 2) {
                     let end = pair < dropped.count ? dropped[pair] : text.count
@@ -448,19 +534,27 @@ enum HTMLAttributeScan {
                     to += end - from
                     guard pair < dropped.count else { break }
                     from = dropped[pair + 1]
-                    guard next < aside.count, aside[next] == end else { continue }
-                    target[to] = tokenMark
-                    to += 1
-                    to += writeDecimal(offset, to: target + to)
+                    guard next < aside.count, aside[next].start == end else { continue }
+                    if aside[next].isText {
+                        for byte in textTokenMark {
+                            target[to] = byte
+                            to += 1
+                        }
+                    } else {
+                        target[to] = tokenMark
+                        to += 1
+                    }
+                    to += writeToken(next, to: target + to)
                     let count = from - end
                     copyDecodingAmpersands(source + end, count: count, to: values.baseAddress! + offset)
+                    offsets.append(offset)
                     offset += count + 1 // the NUL is there already (after a shorter copy, more of them)
-                    next += 2
+                    next += 1
                 }
                 initialized = to
             }
         }
-        return Compacted(text: compacted, values: values)
+        return Compacted(text: compacted, values: values, offsets: offsets)
     }
 
     /// Copies a value given aside as libxml2 would have given it: each `&amp;` (its only `&`s) as `&`.
@@ -478,39 +572,62 @@ enum HTMLAttributeScan {
         (target + to).update(from: source + from, count: count - from)
     }
 
-    /// The number of decimal digits of `value` (≥ 0).
-    private static func decimalDigits(_ value: Int) -> Int {
+    /// The number of ``tokenDigits`` of `index` (≥ 0).
+    private static func tokenLength(_ index: Int) -> Int {
         var digits = 1
-        var rest = value / 10
+        var rest = index >> 6
         while rest > 0 {
             digits += 1
-            rest /= 10
+            rest >>= 6
         }
         return digits
     }
 
-    /// Writes `value` (≥ 0) in decimal at `target`; returns the number of digits.
-    private static func writeDecimal(_ value: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
-        let digits = decimalDigits(value)
-        var rest = value
+    /// Writes `index` (≥ 0) in ``tokenDigits`` at `target`; returns the number of digits.
+    private static func writeToken(_ index: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let digits = tokenLength(index)
+        var rest = index
         for j in stride(from: digits - 1, through: 0, by: -1) {
-            target[j] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
+            target[j] = tokenDigits.utf8Start[rest & 63]
+            rest >>= 6
         }
         return digits
     }
 
-    /// The value a token stands for: `value` when it is no token, else its copy in `values` (a ``Compacted``'s).
+    /// The value a token stands for: `value` when it is no token, else its copy (in a ``Compacted``'s `values`, at
+    /// its `offsets`, of which there are `count`).
     @inline(__always)
-    static func resolved(_ value: UnsafePointer<UInt8>, in values: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+    static func resolved(
+        _ value: UnsafePointer<UInt8>, values: UnsafePointer<UInt8>, offsets: UnsafePointer<Int>, count: Int
+    ) -> UnsafePointer<UInt8> {
         guard value[0] == tokenMark else { return value }
-        var offset = 0
-        var j = 1
-        while value[j] != 0 {
-            offset = offset &* 10 &+ Int(value[j] &- UInt8(ascii: "0"))
+        return copy(ofToken: value + 1, values: values, offsets: offsets, count: count) ?? value
+    }
+
+    /// The copy a token stands for, from the token's digits (NUL-terminated, as libxml2 gives them); nil when they
+    /// are no index of the `count` copies (which only a page libxml2 read otherwise than the pre-scan could give: the
+    /// text or value then stays as libxml2 gave it).
+    static func copy(
+        ofToken digits: UnsafePointer<UInt8>, values: UnsafePointer<UInt8>, offsets: UnsafePointer<Int>, count: Int
+    ) -> UnsafePointer<UInt8>? {
+        var index = 0
+        var j = 0
+        while digits[j] != 0 {
+            let byte = digits[j]
+            let digit: UInt8
+            switch byte {
+            case 0x41...0x5A: digit = byte &- 0x41 // A-Z
+            case 0x61...0x7A: digit = byte &- 0x61 &+ 26 // a-z
+            case 0x30...0x39: digit = byte &- 0x30 &+ 52 // 0-9
+            case 0x2D: digit = 62 // -
+            case 0x5F: digit = 63 // _
+            default: return nil
+            }
+            index = index << 6 | Int(digit)
+            guard index < count else { return nil }
             j += 1
         }
-        return values + offset
+        return j > 0 ? values + offsets[index] : nil
     }
 
     /// Classes of bytes for the scan: HTML's white space, `>`, `/`, `=`.
@@ -585,13 +702,13 @@ enum HTMLAttributeScan {
             guard let found = memchr(base + i, 0x3C, n - i) else {
                 collapseBlanks(
                     base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
-                    dropped: &result.dropped, dropping: &dropping, checkedNUL: &checkedNUL)
+                    result: &result, dropping: &dropping, checkedNUL: &checkedNUL, markFree: &markFree)
                 return result
             }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
             collapseBlanks(
                 base, count: n, from: textFrom, to: lt, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
-                dropped: &result.dropped, dropping: &dropping, checkedNUL: &checkedNUL)
+                result: &result, dropping: &dropping, checkedNUL: &checkedNUL, markFree: &markFree)
             textFrom = -1
             var k = lt + 1
             guard k < n else { return result }
@@ -672,7 +789,7 @@ enum HTMLAttributeScan {
                 if count > limit || pairs > pairBudget {
                     // The text ends before this tag: what was to be dropped in it goes too.
                     while let last = result.dropped.last, last > lt { result.dropped.removeLast(2) }
-                    while let last = result.aside.last, last > lt { result.aside.removeLast(2) }
+                    while let last = result.aside.last, last.end > lt { result.aside.removeLast() }
                     result.cut = (lt, count <= limit)
                     return result
                 }
@@ -717,16 +834,14 @@ enum HTMLAttributeScan {
                         result.dropped.append(attributeStart)
                         result.dropped.append(attributeEnd)
                     }
-                } else if valueEnd - valueStart >= minAsideValue && isPlainValue(base, from: valueStart, to: valueEnd)
-                    && !isMeta(base + lt + 1, count: nameEnd - lt - 1)
+                } else if valueEnd - valueStart >= minAside && isPlainValue(base, from: valueStart, to: valueEnd)
                     && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
                 {
-                    if markFree == nil { markFree = memchr(base, Int32(tokenMark), n) == nil }
+                    if markFree == nil { markFree = tokensAllowed(base, count: n) }
                     if markFree == true {
                         result.dropped.append(valueStart)
                         result.dropped.append(valueEnd)
-                        result.aside.append(valueStart)
-                        result.aside.append(valueEnd)
+                        result.aside.append(Aside(start: valueStart, end: valueEnd, isText: false))
                     }
                 }
             }
@@ -766,7 +881,7 @@ enum HTMLAttributeScan {
         }
         collapseBlanks(
             base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
-            dropped: &result.dropped, dropping: &dropping, checkedNUL: &checkedNUL)
+            result: &result, dropping: &dropping, checkedNUL: &checkedNUL, markFree: &markFree)
         return result
     }
 
@@ -787,10 +902,24 @@ enum HTMLAttributeScan {
     /// kept script (before `keepUntil`).
     private static func collapseBlanks(
         _ base: UnsafePointer<UInt8>, count n: Int, from textFrom: Int, to end: Int, collapsing: Bool, keepUntil: Int,
-        xml: UnsafePointer<UInt8>, dropped: inout [Int], dropping: inout Bool, checkedNUL: inout Bool
+        xml: UnsafePointer<UInt8>, result: inout Result, dropping: inout Bool, checkedNUL: inout Bool,
+        markFree: inout Bool?
     ) {
         guard dropping && collapsing && textFrom >= keepUntil && end - textFrom >= 2 else { return }
-        let mark = dropped.count
+        // Text libxml2 passes on as it is, in one piece (shorter than its pieces of 1,000 bytes), goes aside whole.
+        let length = end - textFrom
+        if length >= minAside && length < maxCollapsedRun && isPlainText(base + textFrom, count: length)
+            && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
+        {
+            if markFree == nil { markFree = tokensAllowed(base, count: n) }
+            if markFree == true {
+                result.dropped.append(textFrom)
+                result.dropped.append(end)
+                result.aside.append(Aside(start: textFrom, end: end, isText: true))
+                return
+            }
+        }
+        let mark = result.dropped.count
         var j = textFrom
         while true {
             let found = j + blankPairOrOther(base + j, count: end - j)
@@ -806,20 +935,27 @@ enum HTMLAttributeScan {
                     j = found + 1
                     continue
                 }
-                dropped.removeSubrange(mark...)
+                result.dropped.removeSubrange(mark...)
                 return
             }
             var runEnd = found + 2
             while runEnd < end && xml[Int(base[runEnd])] & xmlBlank != 0 { runEnd += 1 }
             guard runEnd - found < maxCollapsedRun else {
-                dropped.removeSubrange(mark...)
+                result.dropped.removeSubrange(mark...)
                 return
             }
             guard noNUL(base, n, checked: &checkedNUL, dropping: &dropping) else { return }
-            dropped.append(found + 1)
-            dropped.append(runEnd)
+            result.dropped.append(found + 1)
+            result.dropped.append(runEnd)
             j = runEnd
         }
+    }
+
+    /// Whether libxml2 2.9.14 passes the text on as it is, in one piece: no `&`, no control but tab and line feed,
+    /// no U+FFFE or U+FFFF, valid UTF-8, not white space only (C, SSE2: `respdecode_html_plain_text`).
+    @inline(__always)
+    static func isPlainText(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        respdecode_html_plain_text(bytes, count) != 0
     }
 
     /// Skips white space at `k`; a form feed, white space to this lexer but not to libxml2, ends the dropping.
@@ -940,13 +1076,6 @@ enum HTMLAttributeScan {
             else { return false }
             k += 5
         }
-    }
-
-    /// Whether the tag name is `meta` (any case): libxml2 reads a `<meta>`'s attributes itself (for a charset), so
-    /// none of its values is given aside.
-    private static func isMeta(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
-        count == 4 && name[0] | 0x20 == 0x6D && name[1] | 0x20 == 0x65 && name[2] | 0x20 == 0x74
-            && name[3] | 0x20 == 0x61
     }
 
     /// Whether `base[from..<to]` holds NUL, `<` or `>`, which a dropped range never does.

@@ -121,12 +121,12 @@ struct HTMLAttributeDropTests {
 
     // MARK: values given aside
 
-    /// A read attribute's quoted value of 16 or more bytes of printable ASCII without `&`, `<` and `>` reaches
-    /// libxml2 as a token (0x01 and the offset of its copy), and the extractor gets the value itself.
+    /// A read attribute's quoted value of 8 or more bytes of printable ASCII without `<` and `>` reaches libxml2 as a
+    /// token (0x01 and the value's index in base 64), and the extractor gets the value itself.
     @Test func longPlainReadValuesAreGivenAside() {
         let page =
             #"<a href="http://e.test/a/long/path.html" class=c>x</a><img src='https://e.test/i.png?w=1' alt="short">"#
-        #expect(prepared(page, tokens: true) == "<a href=\"\u{1}0\" >x</a><img src='\u{1}31' alt=\"short\">")
+        #expect(prepared(page, tokens: true) == "<a href=\"\u{1}A\" >x</a><img src='\u{1}B' alt=\"short\">")
         #expect(
             prepared(page)
                 == #"<a href="http://e.test/a/long/path.html" >x</a><img src='https://e.test/i.png?w=1' alt="short">"#)
@@ -135,31 +135,118 @@ struct HTMLAttributeDropTests {
         #expect(links.contains("http://e.test/a/long/path.html") && links.contains("https://e.test/i.png?w=1"))
         // `&amp;` is the one reference a value given aside may hold: its copy holds `&`, as libxml2 would give it.
         let query = #"<a href="/search?q=a&amp;page=2&amp;x=">x</a>"#
-        #expect(prepared(query, tokens: true) == "<a href=\"\u{1}0\">x</a>")
+        #expect(prepared(query, tokens: true) == "<a href=\"\u{1}A\">x</a>")
         #expect(prepared(query) == #"<a href="/search?q=a&page=2&x=">x</a>"#)
         Self.expectSame(Array(query.utf8), query)
+    }
+
+    /// A run of text of 8 bytes or more that libxml2 passes on as it is, in one piece, reaches libxml2 as a token
+    /// (U+E000 and its index), and the extractor gets the text itself (its white space as written).
+    @Test func textGoesAsideWhole() {
+        let page = "<title>A title  here</title><p>Some text,\n  with é and 日本.</p><p>short</p>"
+        #expect(
+            prepared(page, tokens: true)
+                == "<title>\u{E000}A</title><p>\u{E000}B</p><p>short</p>")
+        #expect(prepared(page) == page)
+        Self.expectSame(Array(page.utf8), page)
+        let extracted = Self.extracted(Array(page.utf8), dropping: true)
+        #expect(extracted.contains("title A title here") && extracted.contains("Some text, with é and 日本."))
+        // Values and text share the indexes.
+        let mixed = #"<a href="/a/long/path">anchor text</a>"#
+        #expect(prepared(mixed, tokens: true) == "<a href=\"\u{1}A\">\u{E000}B</a>")
+        Self.expectSame(Array(mixed.utf8), mixed)
+    }
+
+    @Test func otherTextStaysWithLibxml2() {
+        for text in [
+            "a &amp; b and more", "a \u{0C} form feed", "a carriage\r\nreturn", "a \u{FFFF} noncharacter",
+            "        \n\n\t  ", "seven b", String(repeating: "long text ", count: 100),
+        ] {
+            let page = "<p>\(text)</p><p>x</p>"
+            #expect(!prepared(page, tokens: true).contains("\u{E000}"), "\(text)")
+            Self.expectSame(Array(page.utf8), page)
+        }
+        // Not after an element kept as written, nor where the scan and libxml2 may read text otherwise.
+        for page in [
+            "<pre>a</pre><p>some text here</p>", "<p>< some text here</p>", "<p class=1\u{0C}>some text here</p>",
+        ] {
+            #expect(!prepared(page, tokens: true).contains("\u{E000}"), "\(page)")
+            Self.expectSame(Array(page.utf8), page)
+        }
+    }
+
+    /// A page holding U+E000, or a character reference libxml2 reads as U+E000, gets no tokens: a piece of its text
+    /// could start with the mark.
+    @Test func aPageThatMayHoldTheTextMarkGetsNoTokens() {
+        for mark in ["\u{E000}", "&#xE000;", "&#XE000;", "&#57344;", "&#0000057344;", "&#xe000", "&#xE000x;"] {
+            let page = "<p>\(mark) B</p><p>some text here</p><a href=\"/a/long/path\">x</a>"
+            #expect(prepared(page, tokens: true) == page, "\(mark)")
+            Self.expectSame(Array(page.utf8), page)
+        }
+        // Other references do not stop it.
+        let page = "<p>&#xE001; B</p><p>some text here</p>"
+        #expect(prepared(page, tokens: true).contains("\u{E000}A"))
+        Self.expectSame(Array(page.utf8), page)
+    }
+
+    /// A token's digits resolve only to an index of the copies there are; anything else stays as libxml2 gave it.
+    @Test func tokensResolveOnlyToCopiesThereAre() {
+        let values: [UInt8] = Array("first\0second\0".utf8)
+        let offsets = [0, 6]
+        values.withUnsafeBufferPointer { bytes in
+            offsets.withUnsafeBufferPointer { offsets in
+                func copy(_ digits: String) -> String? {
+                    Array((digits + "\0").utf8).withUnsafeBufferPointer {
+                        HTMLAttributeScan.copy(
+                            ofToken: $0.baseAddress!, values: bytes.baseAddress!, offsets: offsets.baseAddress!,
+                            count: 2
+                        ).map { String(cString: $0) }
+                    }
+                }
+                #expect(copy("A") == "first" && copy("B") == "second" && copy("AB") == "second")
+                #expect(copy("C") == nil && copy("BA") == nil && copy("") == nil && copy(" B") == nil)
+                #expect(copy("A\u{E000}") == nil && copy("_") == nil)
+            }
+        }
+    }
+
+    /// Indexes take as many digits as they need; every value reaches the extractor.
+    @Test func manyValuesGoAsideByIndex() {
+        let page = (0..<5000).map { "<a href=\"/page/number/\($0)\">\($0)</a>" }.joined()
+        let tokens = prepared(page, tokens: true)
+        #expect(tokens.hasPrefix("<a href=\"\u{1}A\">0</a><a href=\"\u{1}B\">1</a>"))
+        #expect(tokens.contains("<a href=\"\u{1}_\">63</a><a href=\"\u{1}BA\">64</a>"))
+        #expect(tokens.hasSuffix("<a href=\"\u{1}BOH\">4999</a>"))
+        #expect(prepared(page) == page)
+        Self.expectSame(Array(page.utf8), "5,000 links")
     }
 
     @Test func otherValuesStayWithLibxml2() {
         for value in [
             #""http://e.test/?a=1&quot;b=2""#, #""http://e.test/?a=1&AMP;b=2""#, #""http://e.test/?a=1&amp b=2""#,
             #""http://e.test/?a=1&b=2&amp;c""#, #""http://e.test/<long>/path""#, #""http://e.test/é/long/path""#,
-            "http://e.test/unquoted/long", #""0123456789abcde""#, "\"http://e.test/tab\tin/it\"",
+            "http://e.test/unquoted/long", #""0123456""#, "\"http://e.test/tab\tin/it\"",
         ] {
             let page = "<a href=\(value)>x</a>"
             #expect(prepared(page, tokens: true) == page, "\(value)")
             Self.expectSame(Array(page.utf8), page)
         }
-        // libxml2 reads a <meta>'s attributes itself.
-        let meta = #"<meta name="description" content="a long description of the page">"#
-        #expect(prepared(meta, tokens: true) == meta)
+        // A charset named in a <meta> changes nothing (HTML_PARSE_IGNORE_ENC), given aside or not.
+        for meta in [
+            #"<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>é ü</p>"#,
+            #"<meta content="text/html; charset=windows-1251" http-equiv="content-type"><title>é ü</title>"#,
+        ] {
+            #expect(prepared(meta, tokens: true).contains("content=\"\u{1}"), "\(meta)")
+            Self.expectSame(Array(meta.utf8), meta)
+            #expect(Self.extracted(Array(meta.utf8), dropping: true).contains("é ü"), "\(meta)")
+        }
         // Unread attributes are dropped as before, however long.
         #expect(prepared(#"<p class="a long list of class names">"#, tokens: true) == "<p >")
     }
 
     /// A page with a 0x01 byte of its own gets no tokens: the extractor could not tell them from its values.
     @Test func aPageWithTheTokenMarkGetsNoTokens() {
-        let page = "<a href=\"\u{1}0\">a</a><a href=\"http://e.test/a/long/path.html\">b</a>"
+        let page = "<a href=\"\u{1}A\">a</a><a href=\"http://e.test/a/long/path.html\">b</a>"
         #expect(prepared(page, tokens: true) == page)
         Self.expectSame(Array(page.utf8), page)
         #expect(Self.extracted(Array(page.utf8), dropping: true).contains("http://e.test/a/long/path.html"))
@@ -169,7 +256,7 @@ struct HTMLAttributeDropTests {
     @Test func aCharacterReferenceToTheMarkIsNoToken() {
         for reference in ["&#1;", "&#x1;", "&#X01;", "&#0000001;"] {
             let page = "<a href=\"\(reference)0\">a</a><a href=\"http://e.test/a/long/path.html\">b</a>"
-            #expect(prepared(page, tokens: true).contains("\u{1}0\">b"), "\(reference)")
+            #expect(prepared(page, tokens: true).contains("\u{1}A\">b"), "\(reference)")
             Self.expectSame(Array(page.utf8), page)
         }
     }
@@ -245,7 +332,10 @@ struct HTMLAttributeDropTests {
     // MARK: white space in text
 
     @Test func whiteSpaceRunsInTextBecomeTheirFirstByte() {
-        #expect(prepared("<p>a   b\n\n  c</p>\n  <p>d\t\te f</p>") == "<p>a b\nc</p>\n<p>d\te f</p>")
+        // (Text of 8 bytes or more without a reference goes aside whole instead: see below.)
+        #expect(prepared("<p>a   b</p>\n  <p>d\t\te</p>") == "<p>a b</p>\n<p>d\te</p>")
+        #expect(
+            prepared("<p>a&amp;   b\n\n  c</p>\n  <p>d\t\te&amp;f</p>") == "<p>a&amp; b\nc</p>\n<p>d\te&amp;f</p>")
         // After an end tag, an instruction and a comment too, and up to the end.
         #expect(prepared("<b>x</b>  y<?pi z?>\r\n z<!-- c -->   w  ") == "<b>x</b> y<?pi z?>\rz<!----> w ")
         // Around references, which libxml2 reads apart from the text.
@@ -307,7 +397,7 @@ struct HTMLAttributeDropTests {
             #expect(Self.extracted(Array(page.utf8), dropping: true).contains("text a\n\nx"))
         }
         // Other characters that begin with EF do not stop it.
-        #expect(prepared("<p>\u{FF0C}  \u{FFFD}  x</p>") == "<p>\u{FF0C} \u{FFFD} x</p>")
+        #expect(prepared("<p>\u{FF0C}  \u{FFFD}  x&amp;</p>") == "<p>\u{FF0C} \u{FFFD} x&amp;</p>")
     }
 
     @Test func textAfterEndTagsAndInstructionsLibxml2ReadsAsText() {
@@ -315,6 +405,44 @@ struct HTMLAttributeDropTests {
     }
 
     /// The vector search against a byte loop, for every length up to 100 and a pair, control or EF at every place.
+    /// The vector test of text to give aside against a byte loop (and Swift's UTF-8 check), for every length up to
+    /// 70 with a byte or sequence of interest at every place.
+    @Test func plainTextTestIsTheByteLoops() {
+        func reference(_ bytes: [UInt8]) -> Bool {
+            guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+            for i in bytes.indices {
+                let byte = bytes[i]
+                if byte < 0x20 && byte != 0x09 && byte != 0x0A { return false }
+                if byte == 0x26 { return false }
+                if byte == 0xEF && i + 2 < bytes.count && bytes[i + 1] == 0xBF && bytes[i + 2] & 0xFE == 0xBE {
+                    return false
+                }
+            }
+            return bytes.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A }
+        }
+        let pieces: [[UInt8]] = [
+            [0x26], [0x0C], [0x0D], [0x00], [0x01], [0x09], [0x0A], [0x20], [0x7F], [0xEF, 0xBF, 0xBE],
+            [0xEF, 0xBF, 0xBF], [0xEF, 0xBF, 0xBD], [0xEF, 0xBC, 0x8C], [0xC3, 0xA9], [0xC3], [0xA9],
+            [0xE6, 0x97, 0xA5],
+            [0xF0, 0x9F, 0x98, 0x80], [0xED, 0xA0, 0x80], [0xC0, 0xAF],
+        ]
+        for count in 0...70 {
+            for filler in [UInt8(ascii: "w"), 0x20] {
+                for place in 0...count {
+                    for piece in pieces {
+                        var bytes = [UInt8](repeating: filler, count: count)
+                        bytes.insert(contentsOf: piece, at: place)
+                        let plain = bytes.withUnsafeBufferPointer {
+                            HTMLAttributeScan.isPlainText(
+                                $0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: bytes.count)
+                        }
+                        #expect(plain == reference(bytes), "\(bytes)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func blankPairSearchIsTheByteLoops() {
         func reference(_ bytes: [UInt8]) -> Int {
             func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
@@ -412,6 +540,9 @@ struct HTMLAttributeDropTests {
             #"<script type="application/ld+json" data-x=1/>{"headline":"<b class=\"q\">H</b>"}</script>"#,
             "<script src=x/>", "<style media=a/>", "  \n\t ", "\r\n\r\n", "<pre>a  \n  b</pre>", "<xmp>x  y</xmp>",
             "&amp;  &lt; ", String(repeating: " ", count: 999) + "x", String(repeating: "\n", count: 1000),
+            // Text that may go aside, or not.
+            "some words of text ", "text with é and 日本 ", "text &#xE000; here ", "\u{E000} ", "a\r\nb c d e f ",
+            "tab\tand\nline feed ",
         ]
         func pick<T>(_ list: [T]) -> T { list[Int(random.next() % UInt64(list.count))] }
         for round in 0..<3000 {

@@ -4,30 +4,33 @@ import Testing
 @testable import RespDecode
 
 /// What libxml2 is given for `page`, once the pre-scan's ranges are dropped (also HTMLAttributeDropTests), with each
-/// token of a value given aside shown as that value (`tokens: true` shows the tokens, as `\u{1}` and the offset).
+/// token of a value given aside shown as that value (`tokens: true` shows the tokens, as `\u{1}` and the index).
 func preparedForLibXML2(_ page: String, tokens: Bool = false) -> String {
     let bytes = Array(page.utf8)
     return bytes.withUnsafeBufferPointer { text in
         let scan = HTMLAttributeScan.scan(
             text, attributeLimit: LibXML2HTML.maxAttributesPerElement, pairBudget: LibXML2HTML.maxAttributePairs)
         let compacted = HTMLAttributeScan.compact(text, dropping: scan.dropped, aside: scan.aside)
-        // A page with tokens has no 0x01 byte of its own.
+        // A page with tokens has no token marks of its own.
         guard !tokens, !scan.aside.isEmpty else { return String(decoding: compacted.text, as: UTF8.self) }
         var shown: [UInt8] = []
         var i = 0
         while i < compacted.text.count {
-            guard compacted.text[i] == HTMLAttributeScan.tokenMark else {
+            let mark = HTMLAttributeScan.textTokenMark
+            let isText = compacted.text[i...].starts(with: mark)
+            guard isText || compacted.text[i] == HTMLAttributeScan.tokenMark else {
                 shown.append(compacted.text[i])
                 i += 1
                 continue
             }
-            var offset = 0
-            i += 1
-            while i < compacted.text.count, compacted.text[i] >= 0x30 && compacted.text[i] <= 0x39 {
-                offset = offset * 10 + Int(compacted.text[i] - 0x30)
+            let digits = Array(HTMLAttributeScan.tokenDigits.description.utf8)
+            var index = 0
+            i += isText ? mark.count : 1
+            while i < compacted.text.count, let digit = digits.firstIndex(of: compacted.text[i]) {
+                index = index * 64 + digit
                 i += 1
             }
-            shown += compacted.values[offset...].prefix { $0 != 0 }
+            shown += compacted.values[compacted.offsets[index]...].prefix { $0 != 0 }
         }
         return String(decoding: shown, as: UTF8.self)
     }
