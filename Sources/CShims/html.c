@@ -164,7 +164,8 @@ size_t respdecode_html_value_stop(const uint8_t *in, size_t n) {
 }
 
 /* The html pre-scan's test of a run of text (docs/html-parser.md#cost): whether libxml2 2.9.14 hands it on as it is,
-   in one piece to `characters` (`htmlParseCharDataInternal`): no `&` (a reference), no control but tab and line feed
+   in one piece to `characters` (`htmlParseCharDataInternal`) when its piece starts where the run does (the pre-scan
+   sees to that): no `&` (a reference), no control but tab and line feed
    (libxml2 drops the others, and a carriage return may be read as a line end), not U+FFFE or U+FFFF (dropped too),
    valid UTF-8 (at an invalid byte libxml2 would change the input's encoding), and not white space only (which
    libxml2 may pass to `ignorableWhitespace` or use to decide where text belongs). Without AVX2 (for the UTF-8 check)

@@ -698,16 +698,21 @@ enum HTMLAttributeScan {
         var textFrom = -1
         // White space in text is collapsed until an element whose text is kept as written starts.
         var collapsing = true
+        // Whether a start tag has come: before one, libxml2 skips white space after comments and instructions
+        // (`htmlParseDocument`), so text there goes aside not, as its piece may lack its first bytes.
+        var afterStartTag = false
         while i < n {
             guard let found = memchr(base + i, 0x3C, n - i) else {
                 collapseBlanks(
-                    base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
+                    base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil,
+                    afterStartTag: afterStartTag, xml: xml,
                     result: &result, dropping: &dropping, checkedNUL: &checkedNUL, markFree: &markFree)
                 return result
             }
             let lt = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
             collapseBlanks(
-                base, count: n, from: textFrom, to: lt, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
+                base, count: n, from: textFrom, to: lt, collapsing: collapsing, keepUntil: keepUntil,
+                afterStartTag: afterStartTag, xml: xml,
                 result: &result, dropping: &dropping, checkedNUL: &checkedNUL, markFree: &markFree)
             textFrom = -1
             var k = lt + 1
@@ -740,10 +745,16 @@ enum HTMLAttributeScan {
             }
             guard (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else {
                 // An end tag or a processing instruction: libxml2 reads it to the first `>`, this lexer as text. What
-                // follows that `>` is text to libxml2 (also where it reads the construct as text).
+                // follows that `>` is text to libxml2, a piece of its own when libxml2 reads the construct as one: a
+                // name must follow `</` (`htmlParseHTMLName`) or `<?` (`htmlParseName`), else libxml2 reads the bytes
+                // after `</` or `<?` as text, in the same piece as what follows the `>`.
                 if dropping && (first == 0x2F || first == 0x3F) {
                     if let close = closeBeforeNextTag(base, from: k, to: n, literals: false) {
-                        textFrom = close + 1
+                        let next = k + 1 < n ? base[k + 1] : 0
+                        let named =
+                            (next | 0x20) >= 0x61 && (next | 0x20) <= 0x7A || next == 0x5F || next == 0x3A
+                            || (first == 0x2F && next == 0x2E)
+                        if named { textFrom = close + 1 }
                     } else {
                         dropping = false
                     }
@@ -751,6 +762,7 @@ enum HTMLAttributeScan {
                 i = k
                 continue
             }
+            afterStartTag = true
             // The tag name: up to white space, `>` or `/`.
             var nameBits = xmlName
             while k < n && classes[Int(base[k])] & (space | greater | slash) == 0 {
@@ -880,7 +892,8 @@ enum HTMLAttributeScan {
             i = end
         }
         collapseBlanks(
-            base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil, xml: xml,
+            base, count: n, from: textFrom, to: n, collapsing: collapsing, keepUntil: keepUntil,
+            afterStartTag: afterStartTag, xml: xml,
             result: &result, dropping: &dropping, checkedNUL: &checkedNUL, markFree: &markFree)
         return result
     }
@@ -902,13 +915,14 @@ enum HTMLAttributeScan {
     /// kept script (before `keepUntil`).
     private static func collapseBlanks(
         _ base: UnsafePointer<UInt8>, count n: Int, from textFrom: Int, to end: Int, collapsing: Bool, keepUntil: Int,
-        xml: UnsafePointer<UInt8>, result: inout Result, dropping: inout Bool, checkedNUL: inout Bool,
-        markFree: inout Bool?
+        afterStartTag: Bool, xml: UnsafePointer<UInt8>, result: inout Result, dropping: inout Bool,
+        checkedNUL: inout Bool, markFree: inout Bool?
     ) {
         guard dropping && collapsing && textFrom >= keepUntil && end - textFrom >= 2 else { return }
         // Text libxml2 passes on as it is, in one piece (shorter than its pieces of 1,000 bytes), goes aside whole.
         let length = end - textFrom
-        if length >= minAside && length < maxCollapsedRun && isPlainText(base + textFrom, count: length)
+        if afterStartTag && length >= minAside && length < maxCollapsedRun
+            && isPlainText(base + textFrom, count: length)
             && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
         {
             if markFree == nil { markFree = tokensAllowed(base, count: n) }
