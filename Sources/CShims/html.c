@@ -105,23 +105,35 @@ static inline uint32_t url_escapes_sse2(const uint8_t *in) {
 }
 #endif
 
-size_t respdecode_url_first_escaped(const uint8_t *in, size_t n) {
+/* The offset of the first byte of in[0..<n] that `hit` holds for, n when there is none: with SSE2, 16 bytes at a
+   time by `hits16` (bit i set where `hit` holds for byte i), the last 16 overlapping the block before, whose bytes
+   are known not to hit; byte by byte otherwise and below 16 bytes. Both are inlined where it is called. */
+static inline size_t first_hit(const uint8_t *in, size_t n, uint32_t (*hits16)(const uint8_t *), int (*hit)(uint8_t)) {
     size_t i = 0;
 #if defined(__SSE2__)
     for (; i + 16 <= n; i += 16) {
-        uint32_t hits = url_escapes_sse2(in + i);
+        uint32_t hits = hits16(in + i);
         if (hits != 0) return i + (size_t)__builtin_ctz(hits);
     }
     if (i < n && n >= 16) {
-        /* The last 16 bytes, overlapping the block before, whose bytes are known not to be escaped. */
-        uint32_t hits = url_escapes_sse2(in + n - 16);
+        uint32_t hits = hits16(in + n - 16);
         return hits != 0 ? n - 16 + (size_t)__builtin_ctz(hits) : n;
     }
+#else
+    (void)hits16;
 #endif
     for (; i < n; i++) {
-        if (url_escapes(in[i])) return i;
+        if (hit(in[i])) return i;
     }
     return n;
+}
+
+#if !defined(__SSE2__)
+#define url_escapes_sse2 NULL
+#endif
+
+size_t respdecode_url_first_escaped(const uint8_t *in, size_t n) {
+    return first_hit(in, n, url_escapes_sse2, url_escapes);
 }
 
 /* The html pre-scan's test of a read attribute's value (docs/html-parser.md#cost): the first byte that is not
@@ -145,22 +157,12 @@ static inline uint32_t value_stops_sse2(const uint8_t *in) {
 }
 #endif
 
-size_t respdecode_html_value_stop(const uint8_t *in, size_t n) {
-    size_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 16 <= n; i += 16) {
-        uint32_t hits = value_stops_sse2(in + i);
-        if (hits != 0) return i + (size_t)__builtin_ctz(hits);
-    }
-    if (i < n && n >= 16) {
-        uint32_t hits = value_stops_sse2(in + n - 16);
-        return hits != 0 ? n - 16 + (size_t)__builtin_ctz(hits) : n;
-    }
+#if !defined(__SSE2__)
+#define value_stops_sse2 NULL
 #endif
-    for (; i < n; i++) {
-        if (value_stops(in[i])) return i;
-    }
-    return n;
+
+size_t respdecode_html_value_stop(const uint8_t *in, size_t n) {
+    return first_hit(in, n, value_stops_sse2, value_stops);
 }
 
 /* The html pre-scan's test of a run of text (docs/html-parser.md#cost): whether libxml2 2.9.14 hands it on as it is,

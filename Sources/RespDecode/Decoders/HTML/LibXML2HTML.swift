@@ -849,12 +849,9 @@ enum HTMLAttributeScan {
                 } else if valueEnd - valueStart >= minAside && isPlainValue(base, from: valueStart, to: valueEnd)
                     && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
                 {
-                    if markFree == nil { markFree = tokensAllowed(base, count: n) }
-                    if markFree == true {
-                        result.dropped.append(valueStart)
-                        result.dropped.append(valueEnd)
-                        result.aside.append(Aside(start: valueStart, end: valueEnd, isText: false))
-                    }
+                    giveAside(
+                        Aside(start: valueStart, end: valueEnd, isText: false), base, count: n, result: &result,
+                        markFree: &markFree)
                 }
             }
             i = k
@@ -924,14 +921,10 @@ enum HTMLAttributeScan {
         if afterStartTag && length >= minAside && length < maxCollapsedRun
             && isPlainText(base + textFrom, count: length)
             && noNUL(base, n, checked: &checkedNUL, dropping: &dropping)
+            && giveAside(
+                Aside(start: textFrom, end: end, isText: true), base, count: n, result: &result, markFree: &markFree)
         {
-            if markFree == nil { markFree = tokensAllowed(base, count: n) }
-            if markFree == true {
-                result.dropped.append(textFrom)
-                result.dropped.append(end)
-                result.aside.append(Aside(start: textFrom, end: end, isText: true))
-                return
-            }
+            return
         }
         let mark = result.dropped.count
         var j = textFrom
@@ -963,6 +956,20 @@ enum HTMLAttributeScan {
             result.dropped.append(runEnd)
             j = runEnd
         }
+    }
+
+    /// Gives `range` aside (drops it and records it in `aside`) when the page may get tokens (``tokensAllowed``,
+    /// tested the first time, kept in `markFree`); whether it did.
+    @discardableResult
+    private static func giveAside(
+        _ range: Aside, _ base: UnsafePointer<UInt8>, count n: Int, result: inout Result, markFree: inout Bool?
+    ) -> Bool {
+        if markFree == nil { markFree = tokensAllowed(base, count: n) }
+        guard markFree == true else { return false }
+        result.dropped.append(range.start)
+        result.dropped.append(range.end)
+        result.aside.append(range)
+        return true
     }
 
     /// Whether libxml2 2.9.14 passes the text on as it is, in one piece: no `&`, no control but tab and line feed,
