@@ -41,8 +41,8 @@ enum LibXML2HTML {
     /// Most element-stack entries the searches for stray end tags may look at in one document (2²⁶: about 0.1 s).
     static let maxStraySearch = 1 << 26
 
-    /// Parses `text` (UTF-8) and sends its events to `extractor`. `droppingUnreadAttributes` false (for tests) gives
-    /// libxml2 every attribute, comment and white-space byte.
+    /// Parses `text` (valid UTF-8, as `TextDecoding` makes it) and sends its events to `extractor`.
+    /// `droppingUnreadAttributes` false (for tests) gives libxml2 every attribute, comment and white-space byte.
     /// - Returns: why the document was not read to its end (a bound of this file or `maxDepth`), or nil.
     static func parse(
         _ text: UnsafeBufferPointer<UInt8>, into extractor: HTMLExtractor, maxDepth: Int,
@@ -391,9 +391,13 @@ struct HTMLAttributes: Sequence, IteratorProtocol {
 ///   libxml2 reads a token in its place, and the start tag callback gives the extractor the value's copy. (libxml2
 ///   reads a `<meta>`'s values for a charset too, but with `HTML_PARSE_IGNORE_ENC` uses none.)
 /// - a run of text that would have its white space collapsed goes aside whole instead when it is at least
-///   ``minAside`` and less than ``maxCollapsedRun`` bytes (one piece of libxml2's) and libxml2 passes it on as it
-///   is (``isPlainText(_:count:)``): its token reaches the `characters` callback as a piece of its own, which gives
-///   the extractor the text's copy, white space as written.
+///   ``minAside`` and less than ``maxCollapsedRun`` bytes (one piece of libxml2's), comes after the page's first
+///   start tag (before it, libxml2 skips white space after comments and instructions), and libxml2 passes it on as
+///   it is (``isPlainText(_:count:)``): its token reaches the `characters` callback as a piece of its own, which gives
+///   the extractor the text's copy, white space as written. (Text after `</` or `<?` starts a piece of its own only
+///   when a name follows them; without one libxml2 reads those bytes as text too, so the scan starts no text there.)
+///   Text tokens need valid UTF-8, which `TextDecoding` makes: at an invalid byte libxml2 would read the rest of the
+///   page as ISO-8859-1, and a token's mark with it.
 /// libxml2 then gives the extractor the same events with the same read attributes and the same text but for the
 /// length of white-space runs outside those elements; the HTML tests check that the extractor's value is the same on
 /// the corpora pages and on generated pages full of the cases above.
@@ -416,9 +420,10 @@ enum HTMLAttributeScan {
         var isText: Bool
     }
 
-    /// What libxml2 is given: the text without the dropped ranges, a token in place of each value given aside (the
-    /// byte 0x01 and the value's index among them, in ``tokenDigits``), and the values' copies, each ended by a NUL
-    /// and holding what libxml2 would have made of the value (`&` for `&amp;`), at `offsets[index]` in `values`.
+    /// What libxml2 is given: the text without the dropped ranges, a token in place of each range given aside (its
+    /// mark, ``tokenMark`` for a value or ``textTokenMark`` for text, and its index among them in ``tokenDigits``), and
+    /// the ranges' copies, each ended by a NUL and holding what libxml2 would have made of it (`&` for `&amp;` in a
+    /// value), at `offsets[index]` in `values`.
     struct Compacted {
         var text: [UInt8]
         var values: [UInt8]
