@@ -7,6 +7,7 @@
    (older x86 CPUs, other architectures) the Swift code of JSONEscaping.swift does the work. */
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <string.h>
 #include "CShims.h"
 
@@ -159,50 +160,128 @@ __attribute__((target("avx2"))) static int validate_avx2(const uint8_t *in, size
     return _mm256_testz_si256(error, error);
 }
 
-/* Bit i set when byte i of `v` needs an escape (< 0x20, `"`, `\`). */
-__attribute__((target("avx2"))) static inline uint32_t special_mask(__m256i v) {
-    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v);
-    __m256i special = _mm256_or_si256(control, _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
-                                                                _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
+/* Bit i set when byte i of `v` needs an escape (< 0x20, `"`, `\`); `control` gets the bytes < 0x20. */
+__attribute__((target("avx2"))) static inline uint32_t special_mask(__m256i v, __m256i *control) {
+    *control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v);
+    __m256i special = _mm256_or_si256(*control, _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
+                                                                 _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
     return (uint32_t)_mm256_movemask_epi8(special);
 }
 
-/* Each block of 32 bytes is stored whole before it is tested: without a byte to escape (the common case) it is
-   done. Otherwise each special byte of the block is taken from the block's bit mask in turn: the plain stretch
-   before it is copied with one 32-byte load and store from where the stretch starts, then the byte is escaped. The
-   next block is tested while these are written: the work of the specials (in HTML a quote or line feed every 25
-   bytes or so) does not wait on the next test, as it did when the block after each special byte was loaded and
-   tested anew (on issue 22's crawl that took a third more time: 960 profile samples against 713). `out` has room
-   for 6 * n + 32 bytes. */
+/* For each mask of 8 bits (the special bytes among 8), the shuffle that writes those 8 bytes escaped: from a source
+   of the 8 bytes (each special one replaced by its escape's second byte) and 8 backslashes, byte i, preceded by a
+   backslash (index 8) when bit i is set; the rest zeros. Built once (expansion_tables_once). */
+static uint8_t expansion_shuffle[256][16];
+static uint8_t expansion_length[256];
+static pthread_once_t expansion_tables_once = PTHREAD_ONCE_INIT;
+
+static void build_expansion_tables(void) {
+    for (int mask = 0; mask < 256; mask++) {
+        int k = 0;
+        for (int i = 0; i < 8; i++) {
+            if ((mask >> i) & 1) expansion_shuffle[mask][k++] = 8;
+            expansion_shuffle[mask][k++] = (uint8_t)i;
+        }
+        for (; k < 16; k++) expansion_shuffle[mask][k] = 0x80;
+        expansion_length[mask] = (uint8_t)(8 + __builtin_popcount((unsigned)mask));
+    }
+}
+
+/* Writes 8 bytes escaped: `source` holds them (specials replaced) and then 8 backslashes; `mask` flags the specials. */
+__attribute__((target("avx2"))) static inline uint8_t *expand8(__m128i source, uint32_t mask, uint8_t *o) {
+    __m128i shuffle = _mm_loadu_si128((const __m128i *)expansion_shuffle[mask]);
+    _mm_storeu_si128((__m128i *)o, _mm_shuffle_epi8(source, shuffle));
+    return o + expansion_length[mask];
+}
+
+/* Writes a block of 32 bytes escaped when each of its special bytes has a two-byte escape (`\"`, `\\`, `\n`, `\r`,
+   `\t`, `\b`, `\f`), eight bytes at a time without a branch; returns NULL, having written nothing, when one is a
+   control written `\u00XX`. */
+__attribute__((target("avx2"))) static inline uint8_t *expand32(__m256i v, __m256i control, uint32_t mask, uint8_t *o) {
+    const __m256i letters_table = TABLE(0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0);
+    const __m128i backslashes = _mm_set1_epi8('\\');
+    /* The table is looked up by the low nibble: right for the bytes < 0x10 only. */
+    __m256i below_16 = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x0F)), v);
+    __m256i letters = _mm256_and_si256(_mm256_shuffle_epi8(letters_table, v), below_16);
+    __m256i no_letter = _mm256_cmpeq_epi8(letters, _mm256_setzero_si256());
+    if (!_mm256_testz_si256(no_letter, control)) return NULL;
+    /* `"` and `\` are their own escape's second byte. */
+    __m256i second = _mm256_blendv_epi8(v, letters, control);
+    __m128i low = _mm256_castsi256_si128(second);
+    __m128i high = _mm256_extracti128_si256(second, 1);
+    o = expand8(_mm_unpacklo_epi64(low, backslashes), mask & 0xFF, o);
+    o = expand8(_mm_unpackhi_epi64(low, backslashes), (mask >> 8) & 0xFF, o);
+    o = expand8(_mm_unpacklo_epi64(high, backslashes), (mask >> 16) & 0xFF, o);
+    return expand8(_mm_unpackhi_epi64(high, backslashes), mask >> 24, o);
+}
+
+/* Writes a block of 32 bytes escaped, one special byte (from `mask`) at a time: the plain stretch before it copied
+   with one 32-byte load and store from where the stretch starts, then the byte escaped. Reads up to 63 bytes from
+   `block`. */
+__attribute__((target("avx2"))) static inline uint8_t *escape_each(const uint8_t *block, uint32_t mask, uint8_t *o) {
+    size_t from = 0; /* the first byte of the block not written yet; `o` is where it goes */
+    do {
+        size_t at = (size_t)__builtin_ctz(mask);
+        _mm256_storeu_si256((__m256i *)o, _mm256_loadu_si256((const __m256i *)(block + from)));
+        o = escape_byte(block[at], o + (at - from));
+        from = at + 1;
+        mask &= mask - 1;
+    } while (mask != 0);
+    _mm256_storeu_si256((__m256i *)o, _mm256_loadu_si256((const __m256i *)(block + from)));
+    return o + 32 - from;
+}
+
+/* 64 bytes at a time: two blocks of 32 without a byte to escape are stored whole (long plain runs: minified text,
+   prose). Otherwise each block is expanded eight bytes at a time by table shuffles (expand32), whatever the number
+   of special bytes. HTML and JSON have a quote or a line feed every 25 bytes or so, at places no branch predicts:
+   taking them one at a time (escape_each, which stays for blocks holding a `\u00XX` control, as in binary-ish text)
+   cost a branch miss per block and work per special byte. With the shuffles, the escaper's share of the peers' job
+   on issue 22's crawl fell from 6.8 % to 4.9 % of the profile samples (BENCHMARKS.md), for 8 % more instructions.
+   escape_each's way had itself replaced loading and testing the block after each special byte anew, which on that
+   crawl took a third more time (960 profile samples against 713). `out` has room for 6 * n + 32 bytes. */
 __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, size_t n, uint8_t *out) {
     uint8_t *o = out;
     size_t i = 0;
-    /* While 64 bytes remain, a 32-byte load from any byte of the block stays inside the input. */
-    while (n - i >= 64) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
-        _mm256_storeu_si256((__m256i *)o, v);
-        uint32_t mask = special_mask(v);
-        if (mask == 0) {
-            i += 32;
-            o += 32;
+    /* While 96 bytes remain, escape_each's loads from any byte of the second block stay inside the input. */
+    while (n - i >= 96) {
+        __m256i control0, control1;
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(in + i));
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(in + i + 32));
+        uint32_t mask0 = special_mask(v0, &control0);
+        uint32_t mask1 = special_mask(v1, &control1);
+        if ((mask0 | mask1) == 0) {
+            _mm256_storeu_si256((__m256i *)o, v0);
+            _mm256_storeu_si256((__m256i *)(o + 32), v1);
+            i += 64;
+            o += 64;
             continue;
         }
-        size_t from = 0; /* the first byte of the block not written yet; `o` is where it goes */
-        do {
-            size_t at = (size_t)__builtin_ctz(mask);
-            _mm256_storeu_si256((__m256i *)o, _mm256_loadu_si256((const __m256i *)(in + i + from)));
-            o = escape_byte(in[i + at], o + (at - from));
-            from = at + 1;
-            mask &= mask - 1;
-        } while (mask != 0);
-        _mm256_storeu_si256((__m256i *)o, _mm256_loadu_si256((const __m256i *)(in + i + from)));
-        o += 32 - from;
+        uint8_t *expanded = expand32(v0, control0, mask0, o);
+        o = expanded != NULL ? expanded : escape_each(in + i, mask0, o);
+        expanded = expand32(v1, control1, mask1, o);
+        o = expanded != NULL ? expanded : escape_each(in + i + 32, mask1, o);
+        i += 64;
+    }
+    /* The last 95 bytes or fewer: a block at a time while escape_each may read 63 bytes; then, for the last block,
+       one special byte at a time, and the tail. */
+    while (n - i >= 64) {
+        __m256i control;
+        __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+        uint32_t mask = special_mask(v, &control);
+        if (mask == 0) {
+            _mm256_storeu_si256((__m256i *)o, v);
+            o += 32;
+        } else {
+            uint8_t *expanded = expand32(v, control, mask, o);
+            o = expanded != NULL ? expanded : escape_each(in + i, mask, o);
+        }
         i += 32;
     }
     while (n - i >= 32) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
         _mm256_storeu_si256((__m256i *)o, v);
-        uint32_t mask = special_mask(v);
+        __m256i control;
+        uint32_t mask = special_mask(v, &control);
         if (mask == 0) {
             i += 32;
             o += 32;
@@ -222,7 +301,8 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
         while (j < rest) {
             __m256i v = _mm256_loadu_si256((const __m256i *)(block + j));
             _mm256_storeu_si256((__m256i *)o, v);
-            uint32_t mask = special_mask(v) & ((1u << (rest - j)) - 1);
+            __m256i control;
+            uint32_t mask = special_mask(v, &control) & ((1u << (rest - j)) - 1);
             if (mask == 0) {
                 o += rest - j;
                 break;
@@ -258,6 +338,7 @@ long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int valid
 #ifdef RESPDECODE_X86
     if (respdecode_cpu_has_avx2()) {
         if (validate && !validate_avx2(in, n)) return -1;
+        pthread_once(&expansion_tables_once, build_expansion_tables);
         return (long)escape_avx2(in, n, out);
     }
 #endif

@@ -225,6 +225,43 @@ struct JSONEscapingTests {
         #expect(Self.escaped(run, alignment: 0, validate: true, vector: true) == Self.expectedContent(run))
     }
 
+    /// Strings of 0...400 bytes whose special bytes all have two-byte escapes (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`,
+    /// `\f`), at densities from none to every byte: the vector path's shuffles, which write eight bytes at a time
+    /// whatever their specials. One string in three also has a control written `\u00XX` somewhere, which sends its
+    /// block (only) back to one special byte at a time; every alignment of the output.
+    @Test func shortEscapesAtEveryDensity() {
+        var random = Generator(state: 0x0BAD_C0FF_EE15_F00D)
+        let plain: [[UInt8]] = [
+            [0x61], [0x5A], [0x20], [0x2F], [0x7F], [0xC3, 0xA9], [0xE2, 0x80, 0xA8], Array("漢".utf8),
+        ]
+        let short: [[UInt8]] = [[0x22], [0x5C], [0x0A], [0x0D], [0x09], [0x08], [0x0C]]
+        let long: [UInt8] = [0x00, 0x01, 0x0B, 0x0E, 0x0F, 0x10, 0x1A, 0x1F]
+        var checked = 0
+        for length in 0...400 {
+            for percent in [0, 4, 30, 70, 100] {
+                var bytes: [UInt8] = []
+                while bytes.count < length {
+                    let pieces = random.next(100) < percent ? short : plain
+                    bytes += pieces[random.next(pieces.count)]
+                }
+                bytes = Array(bytes.prefix(length)) // a cut sequence at the end: refused, as the reference does
+                if length > 0 && random.next(3) == 0 { bytes[random.next(length)] = long[random.next(long.count)] }
+                let expected = Self.expectedContent(bytes)
+                let alignment = random.next(32)
+                #expect(
+                    Self.escaped(bytes, alignment: alignment, validate: true, vector: true) == expected,
+                    "length \(length), \(percent) %: \(bytes)")
+                if expected != nil {
+                    #expect(
+                        Self.escaped(bytes, alignment: alignment, validate: false, vector: true) == expected,
+                        "unvalidated, length \(length), \(percent) %: \(bytes)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == 401 * 5)
+    }
+
     /// Long random strings, dense in escapes and multi-byte sequences (and, one in four, an invalid piece): the
     /// vector path's 64-byte loop, where every escape of a block is taken from its bit mask.
     @Test func longDenseStrings() {
