@@ -216,7 +216,7 @@ __attribute__((target("avx2"))) static inline uint8_t *expand32(__m256i v, __m25
 }
 
 /* Writes a block of 32 bytes escaped, one special byte (from `mask`) at a time: the plain stretch before it copied
-   with one 32-byte load and store from where the stretch starts, then the byte escaped. Reads up to 63 bytes from
+   with one 32-byte load and store from where the stretch starts, then the byte escaped. Reads up to 64 bytes from
    `block`. */
 __attribute__((target("avx2"))) static inline uint8_t *escape_each(const uint8_t *block, uint32_t mask, uint8_t *o) {
     size_t from = 0; /* the first byte of the block not written yet; `o` is where it goes */
@@ -262,7 +262,7 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
         o = expanded != NULL ? expanded : escape_each(in + i + 32, mask1, o);
         i += 64;
     }
-    /* The last 95 bytes or fewer: a block at a time while escape_each may read 63 bytes; then, for the last block,
+    /* The last 95 bytes or fewer: a block at a time while escape_each may read 64 bytes; then, for the last block,
        one special byte at a time, and the tail. */
     while (n - i >= 64) {
         __m256i control;
@@ -337,6 +337,7 @@ int respdecode_utf8_valid(const uint8_t *in, size_t n) {
 long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate) {
 #ifdef RESPDECODE_X86
     if (respdecode_cpu_has_avx2()) {
+        if (n == 0) return 0; /* (validate_avx2's padded tail would copy from a null pointer) */
         if (validate && !validate_avx2(in, n)) return -1;
         pthread_once(&expansion_tables_once, build_expansion_tables);
         return (long)escape_avx2(in, n, out);

@@ -226,9 +226,9 @@ struct JSONEscapingTests {
     }
 
     /// Strings of 0...400 bytes whose special bytes all have two-byte escapes (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`,
-    /// `\f`), at densities from none to every byte: the vector path's shuffles, which write eight bytes at a time
-    /// whatever their specials. One string in three also has a control written `\u00XX` somewhere, which sends its
-    /// block (only) back to one special byte at a time; every alignment of the output.
+    /// `\f`), at five densities from none to every byte: from 64 bytes on, the vector path's shuffles write all but
+    /// the last 32-63 bytes eight at a time, whatever their specials. One string in three also has a control written
+    /// `\u00XX` somewhere, which sends its block (only) back to one special byte at a time; a random alignment each.
     @Test func shortEscapesAtEveryDensity() {
         var random = Generator(state: 0x0BAD_C0FF_EE15_F00D)
         let plain: [[UInt8]] = [
