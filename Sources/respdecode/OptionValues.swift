@@ -22,10 +22,10 @@ extension Double: ConfigValue {
 
 /*
  Each type says its choices and its default's text itself (`allValueStrings`, `defaultValueDescription`), the same
- text as ArgumentParser's defaults would give. Its defaults are generic: they build a key path for each choice and
- describe a value through the runtime's casts (each cast a first time scans every conformance record of the binary),
- on every run, as ArgumentParser builds the argument set to parse: 2.3 of an empty run's 35.4 million instructions
- (callgrind).
+ text as ArgumentParser's defaults would give. Those defaults are generic: they build a key path for each choice and
+ describe a value through the runtime's casts (each cast's first time a scan of every conformance record of the
+ binary), on every run, as ArgumentParser builds the argument set to parse. Written out here, an empty run takes 1.4
+ million instructions fewer (callgrind: 36.17 -> 34.80 million).
  */
 
 /// An enumeration of strings as an option's value: its raw values are its choices.
