@@ -231,6 +231,14 @@ __attribute__((target("avx2"))) static inline uint8_t *escape_each(const uint8_t
     return o + 32 - from;
 }
 
+/* Writes the block of 32 bytes at `block` (`v`, with its `control` bytes and special `mask`) escaped: by the
+   shuffles when it can, else one special byte at a time. */
+__attribute__((target("avx2"))) static inline uint8_t *escape_block(const uint8_t *block, __m256i v, __m256i control,
+                                                                     uint32_t mask, uint8_t *o) {
+    uint8_t *expanded = expand32(v, control, mask, o);
+    return expanded != NULL ? expanded : escape_each(block, mask, o);
+}
+
 /* 64 bytes at a time: two blocks of 32 without a byte to escape are stored whole (long plain runs: minified text,
    prose). Otherwise each block is expanded eight bytes at a time by table shuffles (expand32), whatever the number
    of special bytes. HTML and JSON have a quote or a line feed every 25 bytes or so, at places no branch predicts:
@@ -256,10 +264,8 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
             o += 64;
             continue;
         }
-        uint8_t *expanded = expand32(v0, control0, mask0, o);
-        o = expanded != NULL ? expanded : escape_each(in + i, mask0, o);
-        expanded = expand32(v1, control1, mask1, o);
-        o = expanded != NULL ? expanded : escape_each(in + i + 32, mask1, o);
+        o = escape_block(in + i, v0, control0, mask0, o);
+        o = escape_block(in + i + 32, v1, control1, mask1, o);
         i += 64;
     }
     /* The last 95 bytes or fewer: a block at a time while escape_each may read 64 bytes; then, for the last block,
@@ -272,8 +278,7 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
             _mm256_storeu_si256((__m256i *)o, v);
             o += 32;
         } else {
-            uint8_t *expanded = expand32(v, control, mask, o);
-            o = expanded != NULL ? expanded : escape_each(in + i, mask, o);
+            o = escape_block(in + i, v, control, mask, o);
         }
         i += 32;
     }
