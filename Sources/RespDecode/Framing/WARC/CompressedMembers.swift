@@ -16,6 +16,9 @@ enum MemberEvent: Equatable {
     case output(Int)
     /// The member that began at this offset ended; its checks (CRC-32 and length, or the frame's checksum) passed.
     case memberEnd(Int64)
+    /// A member that begins at this offset was inflated whole at once: `count` bytes written at the start of the
+    /// output buffer, its checks passed. `memberStart`, `output` and `memberEnd` in one.
+    case wholeMember(Int64, count: Int)
     /// The member that began at `member` is not valid; `message` is the library's. Later output comes from the next
     /// member found after the point of failure.
     case corrupt(member: Int64, message: String)

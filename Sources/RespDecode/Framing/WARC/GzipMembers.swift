@@ -169,9 +169,12 @@ final class GzipMembers {
                     return .corrupt(member: start, message: "zlib could not start")
                 }
                 let start = inputOffset
-                switch inflateWhole() {
+                switch inflateWhole(into: output) {
                 case .inflated(let count):
                     phase = .wholeMember(start: start, count: count, delivered: 0)
+                case .inflatedIntoOutput(let count):
+                    retryAtAvailable = 0
+                    return .wholeMember(start, count: count)
                 case .cut:
                     return .needInput
                 case .byZlib:
@@ -246,20 +249,24 @@ final class GzipMembers {
         return event
     }
 
-    /// What ``inflateWhole()`` did with the member at `inputPosition`.
+    /// What ``inflateWhole(into:)`` did with the member at `inputPosition`.
     private enum WholeOutcome {
         /// Inflated into `whole` (this many bytes), the input read past the member.
         case inflated(Int)
+        /// Inflated straight into the caller's output (this many bytes), the input read past the member.
+        case inflatedIntoOutput(Int)
         /// Maybe cut by the end of the input, which more of the file may complete: nothing read, more input wanted.
         case cut
         /// Nothing read: zlib inflates it.
         case byZlib
     }
 
-    /// Inflates the member at `inputPosition` at once into `whole` if it is all in the input, fits, and libdeflate
-    /// finds it valid. Otherwise, when the input is a file that has not ended and may still complete the member, it
-    /// waits for more (`.cut`); else it leaves the member to zlib.
-    private func inflateWhole() -> WholeOutcome {
+    /// Inflates the member at `inputPosition` at once if it is all in the input, fits, and libdeflate finds it valid:
+    /// straight into `output` when that has room for `wholeCapacity` bytes (the framer's spare capacity: no copy
+    /// after), else into `whole`. Otherwise, when the input is a file that has not ended and may still complete the
+    /// member, it waits for more (`.cut`); else it leaves the member to zlib. Either way at most `wholeCapacity` bytes
+    /// are offered to libdeflate, so which members go to zlib does not depend on the output's size.
+    private func inflateWhole(into output: UnsafeMutableBufferPointer<UInt8>) -> WholeOutcome {
         guard wholeEnabled, let wholeDecompressor else { return .byZlib }
         let available = input.writerIndex - inputPosition
         let mayWait = input.readsWithoutWaiting && !finished && available <= Self.wholeCapacity + Self.cutSlack
@@ -268,19 +275,21 @@ final class GzipMembers {
         if mayWait && available < retryAtAvailable { return .cut }
         guard available >= 18 else { return mayWait ? .cut : .byZlib }
         guard input[inputPosition + 3] & 0x02 == 0 else { return .byZlib }
-        if whole == nil { whole = .allocate(capacity: Self.wholeCapacity) }
+        let direct = output.count >= Self.wholeCapacity
+        if !direct && whole == nil { whole = .allocate(capacity: Self.wholeCapacity) }
+        let destination = direct ? output.baseAddress! : whole!.baseAddress!
         var used = 0
         var produced = 0
         let result = input.withUnsafeBufferPointer { all in
             libdeflate_gzip_decompress_ex(
                 wholeDecompressor, all.baseAddress! + inputPosition, all.count - inputPosition,
-                whole!.baseAddress, Self.wholeCapacity, &used, &produced)
+                destination, Self.wholeCapacity, &used, &produced)
         }
         switch result {
         case LIBDEFLATE_SUCCESS:
             inputPosition += used
             wholeMemberCount += 1
-            return .inflated(produced)
+            return direct ? .inflatedIntoOutput(produced) : .inflated(produced)
         case LIBDEFLATE_INSUFFICIENT_SPACE:
             wholeEnabled = false
             return .byZlib

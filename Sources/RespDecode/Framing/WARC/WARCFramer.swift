@@ -1090,19 +1090,22 @@ public struct WARCFramer: RecordFramer {
         guard mode == .gzip, let inflater, !dataEnded else { return false }
         var event = MemberEvent.needInput
         let ended = inputFinished
-        input.writeWithUnsafeMutableBytes(minimumWritableBytes: 32 * 1024) { spare in
+        // Room for a whole member (``GzipMembers/wholeCapacity``): libdeflate inflates it straight into this input.
+        input.writeWithUnsafeMutableBytes(minimumWritableBytes: GzipMembers.wholeCapacity) { spare in
             event = inflater.next(from: &raw, ended: ended, into: spare.bindMemory(to: UInt8.self))
             switch event {
-            case .output(let count), .plain(_, let count): return count
+            case .output(let count), .plain(_, let count), .wholeMember(_, let count): return count
             default: return 0
             }
         }
         switch event {
         case .memberStart(let member):
-            let start = input.offset(of: input.writerIndex)
-            if let last = boundaries.last, last.start == start { boundaries.removeLast() }
-            boundaries.append((start, member, false))
-            memberOpen = true
+            memberStarted(member, at: input.offset(of: input.writerIndex))
+        case .wholeMember(let member, let count):
+            // What `.memberStart`, `.output` and `.memberEnd` would have done, in their order.
+            memberStarted(member, at: input.offset(of: input.writerIndex - count))
+            if !heldForLength { releaseHeld() }
+            memberEnded(after: raw.readerOffset)
         case .plain(let at, let count):
             releaseHeld()
             let start = input.offset(of: input.writerIndex - count)
@@ -1115,14 +1118,7 @@ public struct WARCFramer: RecordFramer {
             // (An item waiting for its length stays held through line ends: `stepStart` lets it go at anything else.)
             if !heldForLength { releaseHeld() }
         case .memberEnd:
-            memberOpen = false
-            memberEnds.append((input.offset(of: input.writerIndex), raw.readerOffset))
-            // Trimmed in batches: a stream of tiny members must not pay a shift of the whole table for each.
-            if memberEnds.count > 2048 { memberEnds.removeFirst(memberEnds.count - 1024) }
-            if heldForLength, case .item(let item, let bytes) = held {
-                held = .item(item.withLength(raw.readerOffset - item.offset), bytes: bytes)
-            }
-            releaseHeld()
+            memberEnded(after: raw.readerOffset)
         case .corrupt(let member, let message):
             memberOpen = false
             memberFailed(.malformedRecord, "the \(memberNoun) at \(member) is corrupt: \(message)", member: member)
@@ -1138,6 +1134,25 @@ public struct WARCFramer: RecordFramer {
             releaseHeld()
         }
         return true
+    }
+
+    /// A member starts at compressed offset `member`, its output at stream offset `start`.
+    private mutating func memberStarted(_ member: Int64, at start: Int64) {
+        if let last = boundaries.last, last.start == start { boundaries.removeLast() }
+        boundaries.append((start, member, false))
+        memberOpen = true
+    }
+
+    /// The open member ended, its output at the end of the stream so far; `end`: the compressed offset after it.
+    private mutating func memberEnded(after end: Int64) {
+        memberOpen = false
+        memberEnds.append((input.offset(of: input.writerIndex), end))
+        // Trimmed in batches: a stream of tiny members must not pay a shift of the whole table for each.
+        if memberEnds.count > 2048 { memberEnds.removeFirst(memberEnds.count - 1024) }
+        if heldForLength, case .item(let item, let bytes) = held {
+            held = .item(item.withLength(end - item.offset), bytes: bytes)
+        }
+        releaseHeld()
     }
 
     /// A member turned out corrupt after the framer read all it gave: what it was framing is that failure.

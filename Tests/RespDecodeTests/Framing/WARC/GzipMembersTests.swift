@@ -9,14 +9,18 @@ import Testing
 struct GzipMembersTests {
     /// The events for `input` fed in pieces of `pieces` bytes (cycled), with the output of consecutive `.output` events
     /// joined, so that how output was cut does not count; also how many members were inflated whole. `file`: the
-    /// input says it is a regular file (``FramerInput/readsWithoutWaiting``).
-    static func events(_ input: [UInt8], pieces: [Int], file: Bool = false) -> (events: [String], whole: Int) {
-        let (events, whole, _) = eventsAndHeld(input, pieces: pieces, file: file)
+    /// input says it is a regular file (``FramerInput/readsWithoutWaiting``). `outputSize`: the output buffer offered
+    /// to each call; from ``GzipMembers/wholeCapacity`` up, whole members are inflated straight into it, and their
+    /// `.wholeMember` event is written as the `memberStart`, output and `memberEnd` it stands for.
+    static func events(_ input: [UInt8], pieces: [Int], file: Bool = false, outputSize: Int = 4096) -> (
+        events: [String], whole: Int
+    ) {
+        let (events, whole, _) = eventsAndHeld(input, pieces: pieces, file: file, outputSize: outputSize)
         return (events, whole)
     }
 
-    /// ``events(_:pieces:file:)``, with the most compressed bytes the input held unread at any time.
-    static func eventsAndHeld(_ input: [UInt8], pieces: [Int], file: Bool = false) -> (
+    /// ``events(_:pieces:file:outputSize:)``, with the most compressed bytes the input held unread at any time.
+    static func eventsAndHeld(_ input: [UInt8], pieces: [Int], file: Bool = false, outputSize: Int = 4096) -> (
         events: [String], whole: Int, held: Int
     ) {
         let members = GzipMembers()
@@ -24,7 +28,7 @@ struct GzipMembersTests {
         compressed.readsWithoutWaiting = file
         var held = 0
         var ended = false
-        var out = [UInt8](repeating: 0, count: 4096)
+        var out = [UInt8](repeating: 0, count: outputSize)
         var events: [String] = []
         var pending: [UInt8] = []
         func flush() {
@@ -38,6 +42,12 @@ struct GzipMembersTests {
             switch event {
             case .output(let n):
                 pending += out[0..<n]
+            case .wholeMember(let start, let n):
+                flush()
+                events.append("\(MemberEvent.memberStart(start))")
+                pending += out[0..<n]
+                flush()
+                events.append("\(MemberEvent.memberEnd(start))")
             case .needInput:
                 let end = min(input.count, start + max(1, pieces[k % pieces.count]))
                 k += 1
@@ -97,6 +107,28 @@ struct GzipMembersTests {
             let split = Self.events(input, pieces: pieces)
             #expect(split.events == atOnce.events, "pieces \(pieces)")
         }
+        // Inflated straight into an output with room for a whole member: the same events, the same members whole,
+        // and `.wholeMember` events indeed given.
+        for pieces in [[input.count], [7, 300, 4096], [65_536]] {
+            for file in [false, true] {
+                let direct = Self.events(input, pieces: pieces, file: file, outputSize: GzipMembers.wholeCapacity)
+                #expect(direct.events == atOnce.events, "direct, file \(file), pieces \(pieces)")
+                if file || pieces == [input.count] {
+                    #expect(direct.whole == atOnce.whole, "direct, file \(file), pieces \(pieces)")
+                }
+            }
+        }
+        let members = GzipMembers()
+        var compressed = FramerInput(small[1] + small[2])
+        var out = [UInt8](repeating: 0, count: GzipMembers.wholeCapacity)
+        let first = out.withUnsafeMutableBufferPointer { members.next(from: &compressed, ended: true, into: $0) }
+        let body = Array("member 1 ".utf8) + Array(repeating: UInt8(0x61), count: 100)
+        #expect(first == .wholeMember(0, count: body.count))
+        #expect(Array(out[0..<body.count]) == body)
+        let smaller = out.withUnsafeMutableBufferPointer {
+            members.next(from: &compressed, ended: true, into: UnsafeMutableBufferPointer(rebasing: $0[0..<4096]))
+        }
+        #expect(smaller == .memberStart(Int64(small[1].count)), "an output too small for a whole member: a copy")
         // Each member alone, at once, agrees with zlib's verdict on it piece by piece.
         for member in small + [large, corrupt, badTrailer, Self.withHeaderCRC(small[1], right: false)] {
             #expect(Self.events(member, pieces: [member.count]).events == Self.events(member, pieces: [1]).events)
