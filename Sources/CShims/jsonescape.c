@@ -126,10 +126,31 @@ __attribute__((target("avx2"))) static inline __m256i incomplete_at_end(__m256i 
     return _mm256_subs_epu8(input, max);
 }
 
-__attribute__((target("avx2"))) static int validate_avx2(const uint8_t *in, size_t n) {
-    __m256i previous = _mm256_setzero_si256();
-    __m256i error = _mm256_setzero_si256();
-    __m256i previous_incomplete = _mm256_setzero_si256();
+/* The UTF-8 check's state between blocks: the previous block, the errors so far, and the bytes at the end of the
+   last block with non-ASCII bytes that begin a sequence it does not finish. */
+typedef struct {
+    __m256i previous, error, incomplete;
+} utf8_check;
+
+/* Checks the next 32 bytes of the input (consecutive blocks, in order). */
+__attribute__((target("avx2"))) static inline void utf8_check_block(utf8_check *c, __m256i input) {
+    if (_mm256_movemask_epi8(input) == 0) {
+        /* All ASCII: only a sequence left open by the previous block is an error. */
+        c->error = _mm256_or_si256(c->error, c->incomplete);
+    } else {
+        c->error = _mm256_or_si256(c->error, utf8_errors(input, c->previous));
+        c->incomplete = incomplete_at_end(input);
+    }
+    c->previous = input;
+}
+
+__attribute__((target("avx2"))) static inline int utf8_check_failed(const utf8_check *c) {
+    return !_mm256_testz_si256(c->error, c->error);
+}
+
+/* Checks the input's last `n` bytes (n > 0) from `in`, which starts a block (`at` bytes into the input), after the
+   blocks before it; returns whether the whole input is valid. */
+__attribute__((target("avx2"))) static int utf8_check_rest(utf8_check *c, const uint8_t *in, size_t n, size_t at) {
     size_t i = 0;
     for (;;) {
         __m256i input;
@@ -142,22 +163,20 @@ __attribute__((target("avx2"))) static int validate_avx2(const uint8_t *in, size
             memcpy(block, in + i, n - i);
             input = _mm256_loadu_si256((const __m256i *)block);
         }
-        if (_mm256_movemask_epi8(input) == 0) {
-            /* All ASCII: only a sequence left open by the previous block is an error. */
-            error = _mm256_or_si256(error, previous_incomplete);
-        } else {
-            error = _mm256_or_si256(error, utf8_errors(input, previous));
-            previous_incomplete = incomplete_at_end(input);
-        }
-        previous = input;
+        utf8_check_block(c, input);
         if (n - i <= 32) break;
         i += 32;
         /* Give up early on a bad block now and then (a binary body). */
-        if ((i & 1023) == 0 && !_mm256_testz_si256(error, error)) return 0;
+        if (((at + i) & 1023) == 0 && utf8_check_failed(c)) return 0;
     }
     /* The padded tail closes every sequence; an input that is a whole number of blocks may end in an open one. */
-    if (n % 32 == 0) error = _mm256_or_si256(error, previous_incomplete);
-    return _mm256_testz_si256(error, error);
+    if (n % 32 == 0) c->error = _mm256_or_si256(c->error, c->incomplete);
+    return !utf8_check_failed(c);
+}
+
+__attribute__((target("avx2"))) static int validate_avx2(const uint8_t *in, size_t n) {
+    utf8_check c = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    return utf8_check_rest(&c, in, n, 0);
 }
 
 /* Bit i set when byte i of `v` needs an escape (< 0x20, `"`, `\`); `control` gets the bytes < 0x20. */
@@ -247,14 +266,22 @@ __attribute__((target("avx2"))) static inline uint8_t *escape_block(const uint8_
    on issue 22's crawl fell from 6.8 % to 4.9 % of the profile samples (BENCHMARKS.md), for 8 % more instructions.
    escape_each's way had itself replaced loading and testing the block after each special byte anew, which on that
    crawl took a third more time (960 profile samples against 713). `out` has room for 6 * n + 32 bytes. */
-__attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, size_t n, uint8_t *out) {
+__attribute__((target("avx2"), always_inline)) static inline long escape_core(const uint8_t *in, size_t n,
+                                                                               uint8_t *out, const int validate) {
     uint8_t *o = out;
     size_t i = 0;
+    utf8_check check = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     /* While 96 bytes remain, escape_each's loads from any byte of the second block stay inside the input. */
     while (n - i >= 96) {
         __m256i control0, control1;
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(in + i));
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(in + i + 32));
+        if (validate) {
+            utf8_check_block(&check, v0);
+            utf8_check_block(&check, v1);
+            /* Give up early on a bad block now and then (a binary body). */
+            if (((i + 64) & 1023) == 0 && utf8_check_failed(&check)) return -1;
+        }
         uint32_t mask0 = special_mask(v0, &control0);
         uint32_t mask1 = special_mask(v1, &control1);
         if ((mask0 | mask1) == 0) {
@@ -273,6 +300,7 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
     while (n - i >= 64) {
         __m256i control;
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+        if (validate) utf8_check_block(&check, v);
         uint32_t mask = special_mask(v, &control);
         if (mask == 0) {
             _mm256_storeu_si256((__m256i *)o, v);
@@ -282,6 +310,8 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
         }
         i += 32;
     }
+    /* The blocks so far were checked as they were escaped; the last 32-63 bytes, a block and a padded tail, here. */
+    if (validate && !utf8_check_rest(&check, in + i, n - i, i)) return -1;
     while (n - i >= 32) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
         _mm256_storeu_si256((__m256i *)o, v);
@@ -317,7 +347,17 @@ __attribute__((target("avx2"))) static size_t escape_avx2(const uint8_t *in, siz
             j += at + 1;
         }
     }
-    return (size_t)(o - out);
+    return (long)(o - out);
+}
+
+__attribute__((target("avx2"))) static long escape_avx2(const uint8_t *in, size_t n, uint8_t *out) {
+    return escape_core(in, n, out, 0);
+}
+
+/* escape_avx2 with the UTF-8 check of each block as it is loaded (one pass over the input, not two): -1, with
+   `out` written in part, when the input is not UTF-8. */
+__attribute__((target("avx2"))) static long escape_validating_avx2(const uint8_t *in, size_t n, uint8_t *out) {
+    return escape_core(in, n, out, 1);
 }
 
 #endif
@@ -342,10 +382,9 @@ int respdecode_utf8_valid(const uint8_t *in, size_t n) {
 long respdecode_json_escape(const uint8_t *in, size_t n, uint8_t *out, int validate) {
 #ifdef RESPDECODE_X86
     if (respdecode_cpu_has_avx2()) {
-        if (n == 0) return 0; /* (validate_avx2's padded tail would copy from a null pointer) */
-        if (validate && !validate_avx2(in, n)) return -1;
+        if (n == 0) return 0; /* (the UTF-8 check's padded tail would copy from a null pointer) */
         pthread_once(&expansion_tables_once, build_expansion_tables);
-        return (long)escape_avx2(in, n, out);
+        return validate ? escape_validating_avx2(in, n, out) : escape_avx2(in, n, out);
     }
 #endif
     (void)validate;

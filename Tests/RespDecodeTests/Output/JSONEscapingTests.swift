@@ -262,6 +262,37 @@ struct JSONEscapingTests {
         #expect(checked == 401 * 5)
     }
 
+    /// The vector path checks UTF-8 block by block as it escapes, giving up at every 1,024 bytes once it has found an
+    /// error, and the last 32-63 bytes after the loops: an invalid piece anywhere in a 2,100-byte string (every 5th
+    /// position, and every one near 1,024, 2,048 and the end), and a valid string of every length around those points
+    /// that ends cut inside a sequence, are refused; the same strings made valid are escaped as the reference does.
+    @Test func longStringsCheckedAsTheyAreEscaped() {
+        var random = Generator(state: 0x7E57_AB1E_C0DE_0042)
+        var text: [UInt8] = []
+        while text.count < 2_100 {
+            text += Self.validPieces[random.next(Self.validPieces.count)]
+            if random.next(3) == 0 { text += Array("<p class=\"x\">plain words</p>".utf8) }
+        }
+        text = Array(text.prefix(2_100))
+        while text.last! >= 0x80 { text.removeLast() } // whole sequences only: valid
+        #expect(Self.escaped(text, alignment: 5, validate: true, vector: true) == Self.expectedContent(text))
+        let near = Set([1_024, 2_048, text.count].flatMap { ($0 - 70)...$0 })
+        var refused = 0
+        for at in 0...text.count where at % 5 == 0 || near.contains(at) {
+            let bad = Self.invalidPieces[at % Self.invalidPieces.count]
+            var bytes = text
+            bytes.insert(contentsOf: bad, at: at)
+            let expected = Self.expectedContent(bytes)
+            #expect(Self.escaped(bytes, alignment: at % 32, validate: true, vector: true) == expected, "at \(at)")
+            if expected == nil { refused += 1 }
+        }
+        #expect(refused > 400)
+        for length in near where length > 2 && length < text.count {
+            let cut = Array(text.prefix(length - 2)) + [0xE2, 0x80] // a three-byte sequence cut short
+            #expect(Self.escaped(cut, alignment: length % 32, validate: true, vector: true) == nil, "length \(length)")
+        }
+    }
+
     /// Long random strings, dense in escapes and multi-byte sequences (and, one in four, an invalid piece): the
     /// vector path's 64-byte loop, where every escape of a block is taken from its bit mask.
     @Test func longDenseStrings() {
