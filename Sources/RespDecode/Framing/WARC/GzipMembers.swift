@@ -28,7 +28,10 @@
  whole -- cut by the end of the buffer, larger, corrupt, or with a header CRC (FHCRC, which zlib checks and libdeflate
  skips) -- goes through zlib from its first byte, so errors, their messages and where output stops are zlib's as
  before. After a member too large for the fast path, it is not tried again until zlib has seen a member that would
- have fitted, so a run of large members is not inflated twice.
+ have fitted, so a run of large members is not inflated twice. When the caller's output has room for `wholeCapacity`
+ bytes (the WARC framer keeps that much free), libdeflate writes there and one event, `wholeMember`, reports the
+ member's start, output and end; otherwise it writes to a scratch buffer delivered as the caller asks (copying it
+ was about 1 % of issue 22's peers' job).
 
  A member cut by the end of the buffer (one in every read's worth of input, and the larger the member the likelier)
  failed libdeflate and went to zlib (perf, bench/crawl's peers' job with one job: zlib 6.9 % of the samples against

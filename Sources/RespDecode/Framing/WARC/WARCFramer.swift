@@ -1102,9 +1102,9 @@ public struct WARCFramer: RecordFramer {
         case .memberStart(let member):
             memberStarted(member, at: input.offset(of: input.writerIndex))
         case .wholeMember(let member, let count):
-            // What `.memberStart`, `.output` and `.memberEnd` would have done, in their order.
+            // What `.memberStart`, `.output` (for a member that gave bytes) and `.memberEnd` would have done, in order.
             memberStarted(member, at: input.offset(of: input.writerIndex - count))
-            if !heldForLength { releaseHeld() }
+            if count > 0 && !heldForLength { releaseHeld() }
             memberEnded(after: raw.readerOffset)
         case .plain(let at, let count):
             releaseHeld()
