@@ -13,6 +13,9 @@ struct DecodeOptions: ParsableArguments {
     /// Where every option's default comes from: the configuration types' own (``Configuration``, ``Limits``,
     /// ``DecoderOptions``), so that --help, `respdecode config` and docs/options.md show the values that apply.
     static let defaults = Configuration()
+    /// The defaults of the two options that are no setting of the configuration (`--strict`, `--log-level`).
+    static let defaultStrict = false
+    static let defaultLogLevel = Logger.Level.warning
 
     @Option(
         help: ArgumentHelp(
@@ -286,10 +289,10 @@ struct DecodeOptions: ParsableArguments {
     var maxWarnings = defaults.limits.maxWarnings
 
     @Flag(inversion: .prefixedNo, help: "Exit 1 when any line has \"ok\": false.")
-    var strict = false
+    var strict = defaultStrict
 
     @Option(help: ArgumentHelp("Least severe log messages written to standard error.", valueName: "level"))
-    var logLevel = Logger.Level.warning
+    var logLevel = defaultLogLevel
 
     @Option(
         help: ArgumentHelp(
@@ -443,6 +446,10 @@ struct DecodeOptions: ParsableArguments {
     static var availableDecoders: String { DecoderRegistry.all.map(\.name).joined(separator: ", ") }
 
     /// The configuration the options make: the defaults with each option's value set by its row.
+    /// The configuration of a run given no option: what ``makeConfiguration()`` makes from the defaults, since every
+    /// option's default is the configuration's own.
+    static var plainConfiguration: Configuration { Configuration() }
+
     func makeConfiguration() throws -> Configuration {
         var configuration = Configuration()
         for row in Self.table { try row.apply(self, &configuration) }

@@ -93,12 +93,44 @@ enum Invocation {
     /// instructions were ArgumentParser's, most of them the root building the decode command's argument set again for
     /// each question it asks on the way to its default subcommand (34 M of 51 M instructions, callgrind).
     static func decodeDirectly(_ arguments: [String]) -> DecodeCommand? {
-        let words = Set(
+        let words = commandWords
+        guard !arguments.contains(where: { words.contains($0) }) else { return nil }
+        return (try? DecodeCommand.parseAsRoot(arguments)) as? DecodeCommand
+    }
+
+    /// The words that make the root parse a command line: the subcommands' names and aliases, and `help`.
+    static var commandWords: Set<String> {
+        Set(
             RespDecodeCommand.configuration.subcommands.flatMap { command in
                 [command.configuration.commandName ?? ""] + command.configuration.aliases
             } + ["help"])
+    }
+
+    /// The files of a command line that is nothing but input files (none: standard input), as `respdecode FILE ...`
+    /// and `... | respdecode` are; nil for any other. Such a run decodes with every option at its default, which
+    /// needs no parsing: ``runPlain(_:)`` runs it without ArgumentParser.
+    ///
+    /// A word starting with `-` (an option, `--`; `-` alone is standard input and is a file here), an empty word, and
+    /// a word that names a subcommand (or `help`) leave the command line to ArgumentParser, as do all others, so that
+    /// every message, `--config` and every option stay its.
+    ///
+    /// Why: ArgumentParser's first parse of the decode options was a third of an empty run's CPU time (5.4 of 15.5 ms,
+    /// and 190 of its 850 page faults), mostly the Swift runtime's first look-ups of the conformances and types of
+    /// sixty options, which no later parse pays again but every process pays once.
+    static func plainFiles(_ arguments: [String]) -> [String]? {
+        guard arguments.allSatisfy({ $0 == "-" || !($0.isEmpty || $0.hasPrefix("-")) }) else { return nil }
+        let words = commandWords
         guard !arguments.contains(where: { words.contains($0) }) else { return nil }
-        return (try? DecodeCommand.parseAsRoot(arguments)) as? DecodeCommand
+        return arguments
+    }
+
+    /// Decodes `files` (from ``plainFiles(_:)``) as `DecodeCommand` does with no option given: the configuration's
+    /// defaults, which are the options' (``DecodeOptions/defaults``; a test checks that parsing no option makes the
+    /// same configuration).
+    static func runPlain(_ files: [String]) throws {
+        try DecodeCommand.stream(
+            InputArguments.sources(files), list: nil, logLevel: DecodeOptions.defaultLogLevel,
+            strict: DecodeOptions.defaultStrict, configuration: DecodeOptions.plainConfiguration, writer: nil)
     }
 
     /// Each entry of `file` with the arguments it stands for.

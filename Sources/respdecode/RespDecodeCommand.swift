@@ -70,7 +70,7 @@ struct DecodeCommand: DecodeOptionsCommand {
     @OptionGroup var inputs: InputArguments
 
     func run() throws {
-        try Self.stream(inputs, options: options, configuration: try options.makeConfiguration(), writer: nil)
+        try Self.stream(inputs, options, configuration: try options.makeConfiguration(), writer: nil)
     }
 
     static let exitStatusHelp = """
@@ -110,7 +110,7 @@ struct FrameCommand: DecodeOptionsCommand {
     func run() throws {
         var configuration = try options.makeConfiguration()
         configuration.outputStyle = .ndjson
-        try DecodeCommand.stream(inputs, options: options, configuration: configuration, writer: RecordLineWriter())
+        try DecodeCommand.stream(inputs, options, configuration: configuration, writer: RecordLineWriter())
     }
 }
 
@@ -136,9 +136,12 @@ struct InputArguments: ParsableArguments {
     }
 
     /// The FILE arguments; standard input when there are none and no list.
-    var sources: [InputSource] {
-        if files.isEmpty && filesFrom == nil { return [.standardInput] }
-        return files.map(Self.source)
+    var sources: [InputSource] { Self.sources(files, list: filesFrom != nil) }
+
+    /// The inputs `files` name; standard input when they name none and no --files-from `list` is given.
+    static func sources(_ files: [String], list: Bool = false) -> [InputSource] {
+        if files.isEmpty && !list { return [.standardInput] }
+        return files.map(source)
     }
 
     /// Where `--files-from` reads the names.
@@ -180,9 +183,21 @@ extension DecodeCommand {
     /// Runs `inputs` through a ``StreamRunner`` whose workers write lines with `writer` (nil: decode), and exits as
     /// the summary says (docs/output.md#exit-status): an engine must be able to tell a partial run from a complete one.
     static func stream(
-        _ inputs: InputArguments, options: DecodeOptions, configuration: Configuration, writer: (any LineWriter)?
+        _ inputs: InputArguments, _ options: DecodeOptions, configuration: Configuration, writer: (any LineWriter)?
     ) throws {
-        let logger = startLogging(at: options.logLevel)
+        try stream(
+            inputs.sources, list: inputs.list,
+            logLevel: options.logLevel, strict: options.strict, configuration: configuration, writer: writer)
+    }
+
+    /// Decodes `sources` (then the files named in `list`) with `configuration` and the two options that are no
+    /// setting of it; what ``run()`` does with the parsed options, and ``Invocation/plainFiles(_:)``'s command lines
+    /// with the defaults.
+    static func stream(
+        _ sources: [InputSource], list: InputSource?, logLevel: Logger.Level, strict: Bool,
+        configuration: Configuration, writer: (any LineWriter)?
+    ) throws {
+        let logger = startLogging(at: logLevel)
         // A closed stdout must come back as EPIPE from write(2), so the worker can stop quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         var indexDescriptor: Int32?
@@ -196,7 +211,8 @@ extension DecodeCommand {
         }
         defer { if let indexDescriptor { close(indexDescriptor) } }
         let summary = try run(
-            inputs, configuration: configuration, logger: logger, writer: writer, indexDescriptor: indexDescriptor)
+            sources, list: list, configuration: configuration, logger: logger, writer: writer,
+            indexDescriptor: indexDescriptor)
         if !summary.skipped.isEmpty {
             let kinds = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
             logger.info(
@@ -207,14 +223,14 @@ extension DecodeCommand {
         }
         if let signal = summary.interruptedBy { throw ExitCode(128 + signal) }
         if summary.failedInputs > 0 { throw ExitCode(3) }
-        if options.strict && summary.ok < summary.records { throw ExitCode(1) }
+        if strict && summary.ok < summary.records { throw ExitCode(1) }
     }
 
     /// Runs the inputs through a ``StreamRunner`` with signals, statistics and progress on standard error
     /// (docs/output.md#exit-status).
     private static func run(
-        _ inputs: InputArguments, configuration: Configuration, logger: Logger, writer: (any LineWriter)?,
-        indexDescriptor: Int32?
+        _ sources: [InputSource], list: InputSource?, configuration: Configuration, logger: Logger,
+        writer: (any LineWriter)?, indexDescriptor: Int32?
     ) throws -> RunSummary {
         do {
             return try withStatistics(configuration) { statistics throws(OutputFailure) in
@@ -222,7 +238,7 @@ extension DecodeCommand {
                     configuration: configuration, logger: logger, statistics: statistics, writer: writer,
                     indexDescriptor: indexDescriptor
                 )
-                .run(inputs.sources, thenFilesNamedIn: inputs.list)
+                .run(sources, thenFilesNamedIn: list)
             }
         } catch .closed {
             throw ExitCode(3)

@@ -11,8 +11,12 @@ do {
         print(RespDecodeCommand.decodeHelp(), terminator: "")
         exit(0)
     }
-    var command = try Invocation.parse(arguments)
-    try command.run()
+    if let files = Invocation.plainFiles(arguments) {
+        try Invocation.runPlain(files)
+    } else {
+        var command = try Invocation.parse(arguments)
+        try command.run()
+    }
 } catch let code as ExitCode {
     exit(code.rawValue)
 } catch let error as ConfigFileError {

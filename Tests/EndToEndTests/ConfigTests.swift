@@ -153,6 +153,33 @@ struct ConfigTests {
         }
     }
 
+    /// A command line of input files alone runs without ArgumentParser (Invocation.plainFiles); `--` in front makes
+    /// ArgumentParser parse the same files, with every option at its default. Both must give the same lines, the same
+    /// messages and the same exit status: on each framing of the samples, several files, standard input named and
+    /// not, and a file that cannot be read.
+    @Test(arguments: [
+        ["samples/capture.http"], ["samples/documents.http", "samples/pages.http"], ["samples/apis.http"],
+        ["samples/traffic.warc.gz"], ["samples/traffic.har"], ["samples/traffic.ndjson"],
+        ["samples/images.http", "does/not/exist.http"], ["-"], [],
+    ])
+    func filesAloneDecodeAsWithEveryOptionAtItsDefault(_ files: [String]) throws {
+        let stdin = try EndToEndTests.sample("capture.http")
+        let plain = try EndToEndTests.run(files, stdin: stdin)
+        let parsed = try EndToEndTests.run(["--"] + files, stdin: stdin)
+        #expect(!plain.stdout.isEmpty)
+        #expect(plain.stdout == parsed.stdout, "\(files)")
+        #expect(plain.status == parsed.status, "\(files)")
+        // Log lines start with their time, which may tick between the two runs.
+        func messages(_ stderr: String) -> [Substring] {
+            stderr.split(separator: "\n").map { $0.drop { $0 != " " } }
+        }
+        #expect(messages(plain.stderr) == messages(parsed.stderr), "\(plain.stderr)")
+        if files.contains("does/not/exist.http") {
+            #expect(plain.status == 3)
+            #expect(plain.stderr.contains("cannot open does/not/exist.http"), "\(plain.stderr)")
+        }
+    }
+
     @Test func anUnreadableFileExitsTwo() throws {
         let result = try EndToEndTests.run(["--config", "does/not/exist.json", "samples/capture.http"])
         #expect(result.status == 2)
