@@ -69,8 +69,14 @@ public struct CompoundDecoder: Sendable {
             outcome.decodedBytes = record.body.count
             return outcome
         }
-        switch item.checkingPayloadDigest() {
-        case .record(let record): outcome.ok = writeRecordLine(record, source: source, into: out, outcome: &outcome)
+        // The record is lent to the writer as it is unless its digest is pending: a checked copy of it retains every
+        // string and array of the record once more.
+        switch item {
+        case .record(let record) where record.warc?.pendingDigest == nil:
+            outcome.ok = writeRecordLine(record, source: source, into: out, outcome: &outcome)
+        case .record(var record):
+            record.checkPayloadDigest()
+            outcome.ok = writeRecordLine(record, source: source, into: out, outcome: &outcome)
         case .failure(let failure): outcome.ok = writeFailureLine(failure, source: source, into: out, outcome: &outcome)
         }
         return outcome

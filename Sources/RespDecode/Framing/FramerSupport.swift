@@ -4,10 +4,12 @@
 /// Items a framer has made and not yet handed out, oldest first. A framer hands out one of these before it
 /// parses further.
 struct FramedItemQueue {
-    private var items: [FramedItem] = []
+    /// Items are moved out as they are handed out (nil after), not copied: a copy of a record retains each of its
+    /// strings and arrays once more.
+    private var items: [FramedItem?] = []
     private var index = 0
 
-    mutating func append(_ item: FramedItem) { items.append(item) }
+    mutating func append(_ item: consuming FramedItem) { items.append(item) }
 
     /// Whether every item has been handed out.
     var isEmpty: Bool { index == items.count }
@@ -15,7 +17,7 @@ struct FramedItemQueue {
     /// The oldest item not handed out yet, if any.
     mutating func pop() -> FramedItem? {
         guard index < items.count else { return nil }
-        let item = items[index]
+        let item = items[index].take()
         index += 1
         if index == items.count {
             items.removeAll(keepingCapacity: true)

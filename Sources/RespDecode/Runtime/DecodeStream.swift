@@ -248,7 +248,7 @@ public final class DecodeStream: @unchecked Sendable {
             guard
                 let item = last ? framer.decodeLast(buffer: &buffer, seenEOF: seenEOF) : framer.decode(buffer: &buffer)
             else { return true }
-            add(item)
+            add(consume item)
         }
         return false
     }
@@ -282,7 +282,7 @@ public final class DecodeStream: @unchecked Sendable {
         return true
     }
 
-    private func add(_ item: FramedItem) {
+    private func add(_ item: consuming FramedItem) {
         let full = batch.add(item, seq: seq, input: nil, revisits: &revisits)
         seq += 1
         if full { _ = submitBatch() }

@@ -123,6 +123,28 @@ public final class JobPool: @unchecked Sendable {
         }
     }
 
+    /// Writes the line of `item` (and its index line, with `index`) into `batch`'s outputs; with `scratch`, the line is
+    /// written there first and pretty-printed into the batch.
+    private static func write(
+        _ item: FramedItem, source: ResultLine.Source, decoder: any LineWriter, index: (any LineWriter)?,
+        scratch: OutputBuffer?, into batch: Batch
+    ) -> LineOutcome {
+        let outcome: LineOutcome
+        if let scratch {
+            scratch.removeAll()
+            outcome = decoder.writeLine(for: item, source: source, into: scratch)
+            // A record skipped by --select-… has no line (docs/output.md#selecting-records).
+            if scratch.count > 0 {
+                PrettyPrinter.append(
+                    UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1), to: batch.output)
+            }
+        } else {
+            outcome = decoder.writeLine(for: item, source: source, into: batch.output)
+        }
+        if let index { _ = index.writeLine(for: item, source: source, into: batch.indexOutput) }
+        return outcome
+    }
+
     private func work(_ worker: Int, decoder: any LineWriter, index: (any LineWriter)?, pretty: Bool) {
         // The reader feeds every worker; when there are more busy threads than cores (tiny records: framing costs
         // about what decoding does), it must not be the one that waits for a core, or more jobs make the run slower.
@@ -152,31 +174,33 @@ public final class JobPool: @unchecked Sendable {
             }
             // A stream with options of its own (a `serve` request) brings its own decoder.
             let decoder = batch.writer ?? decoder
-            for (framed, source) in batch.items {
+            // The items are moved out of the batch one by one, never copied: a record copied out of the array (as a
+            // for-in loop does, or `reverse()`) retains and releases each of its strings and arrays once more, a few
+            // per cent of a run of small records. `popLast` moves an element out, so they go into `pending` last
+            // first and come out of it in their order; each one's body is freed as soon as its line is written, and
+            // the batch's array keeps its capacity for its next use.
+            var pending: [(item: FramedItem, source: ResultLine.Source)] = []
+            pending.reserveCapacity(batch.items.count)
+            while let element = batch.items.popLast() { pending.append(element) }
+            let lineScratch = pretty ? scratch : nil
+            while let (framed, source) = pending.popLast() {
                 let started = timesRecords ? MonotonicClock.nanoseconds : 0
-                // The WARC payload digest is checked here, on the workers, not on the one reading thread.
-                let item = decoder.checksPayloadDigests ? framed : framed.checkingPayloadDigest()
                 let outcome: LineOutcome
-                if pretty {
-                    scratch.removeAll()
-                    outcome = decoder.writeLine(for: item, source: source, into: scratch)
-                    // A record skipped by --select-… has no line (docs/output.md#selecting-records).
-                    if scratch.count > 0 {
-                        PrettyPrinter.append(
-                            UnsafeBufferPointer(start: scratch.base, count: scratch.count - 1), to: batch.output)
-                    }
+                // The WARC payload digest is checked here, on the workers, not on the one reading thread.
+                if decoder.checksPayloadDigests {
+                    outcome = Self.write(
+                        framed, source: source, decoder: decoder, index: index, scratch: lineScratch, into: batch)
                 } else {
-                    outcome = decoder.writeLine(for: item, source: source, into: batch.output)
+                    outcome = Self.write(
+                        framed.checkingPayloadDigest(), source: source, decoder: decoder, index: index,
+                        scratch: lineScratch, into: batch)
                 }
                 batch.tally.count(outcome)
                 // One time per record the report counts (not the skipped ones, nor those written undecoded).
                 if timesRecords && outcome.skippedBy == nil && outcome.decoded {
                     batch.tally.decodeNanoseconds.append(MonotonicClock.nanoseconds &- started)
                 }
-                if let index { _ = index.writeLine(for: item, source: source, into: batch.indexOutput) }
             }
-            // The bodies are not needed any more: free them before the batch waits for its turn to be written.
-            batch.items.removeAll(keepingCapacity: true)
             stream.completed(batch)
         }
     }

@@ -19,14 +19,15 @@ final class Batch: @unchecked Sendable {
 
     /// Adds record number `seq` of the input named `input` (its line's `input`), resolving a revisit against
     /// `revisits` (`--resolve-revisits`). Returns whether the batch is full now (to be handed over).
-    func add(_ item: FramedItem, seq: Int, input: String?, revisits: inout RevisitDigests?) -> Bool {
-        var item = item
+    func add(_ item: consuming FramedItem, seq: Int, input: String?, revisits: inout RevisitDigests?) -> Bool {
         if revisits != nil, case .record(var record) = item, record.warc?.payloadDigest != nil {
             revisits?.resolve(&record, origin: RecordOrigin(seq: seq, input: input, offset: item.offset))
             item = .record(record)
         }
-        items.append((item, ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input)))
+        let source = ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input)
         bytes += item.heldBytes
+        // Moved in, not copied: a copy retains every string and array of the record once more.
+        items.append((item, source))
         return items.count >= JobPool.batchRecords || bytes >= JobPool.batchBytes
     }
 

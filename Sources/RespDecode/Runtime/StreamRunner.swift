@@ -593,12 +593,12 @@ public final class StreamRunner {
         seenEOF: Bool = false
     ) {
         while let item = last ? framer.decodeLast(buffer: &buffer, seenEOF: seenEOF) : framer.decode(buffer: &buffer) {
-            add(item, name: name)
+            add(consume item, name: name)
         }
     }
 
     /// Puts `item` of the input named `name` (its line's `input`) in the batch.
-    private func add(_ item: FramedItem, name: String?) {
+    private func add(_ item: consuming FramedItem, name: String?) {
         let full = batch.add(item, seq: seq, input: name, revisits: &revisits)
         seq += 1
         if full { submitBatch() }
