@@ -445,11 +445,11 @@ struct DecodeOptions: ParsableArguments {
 
     static var availableDecoders: String { DecoderRegistry.all.map(\.name).joined(separator: ", ") }
 
-    /// The configuration the options make: the defaults with each option's value set by its row.
     /// The configuration of a run given no option: what ``makeConfiguration()`` makes from the defaults, since every
     /// option's default is the configuration's own.
     static var plainConfiguration: Configuration { Configuration() }
 
+    /// The configuration the options make: the defaults with each option's value set by its row.
     func makeConfiguration() throws -> Configuration {
         var configuration = Configuration()
         for row in Self.table { try row.apply(self, &configuration) }
