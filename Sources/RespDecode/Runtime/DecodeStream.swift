@@ -198,17 +198,16 @@ public final class DecodeStream: @unchecked Sendable {
                 finish()
                 return
             }
-            if monitor.withLock({ held }) {
+            // Into the buffer at once: taken from the inbox, they are nowhere else (framing may stop below).
+            if !bytes.isEmpty { buffer.write(bytes) }
+            let wasHeld = monitor.withLock { held }
+            if wasHeld {
                 output.submit(batch)
                 batch = output.makeBatch()
                 monitor.withLock { held = false }
-                // The records after the held batch are still in the buffer: frame them now, not when more comes.
-                if !frame(last: false) { continue }
             }
-            if !bytes.isEmpty {
-                buffer.write(bytes)
-                if !frame(last: false) { continue }
-            }
+            // The records after a held batch are still in the buffer: framed now, not when more comes.
+            if (wasHeld || !bytes.isEmpty) && !frame(last: false) { continue }
             if isEnd {
                 if !frame(last: true, seenEOF: eof) || !submitBatch() { continue }
                 if let framer { summary.skipped.merge(framer.skippedRecords, uniquingKeysWith: +) }

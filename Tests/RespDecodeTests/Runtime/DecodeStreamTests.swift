@@ -432,6 +432,32 @@ struct DecodeStreamTests {
         #expect(sink.lineCount == count)
     }
 
+    /// Bytes that arrive while a batch is held are framed after it, also when the records already in the buffer fill
+    /// the window again as soon as the held batch goes. (They were dropped: a gap of a megabyte in a sidecar request
+    /// body, found by `aRequestSentDuringALargeAnswerIsRefusedAfterIt` under load.)
+    @Test func bytesThatArriveWhileABatchIsHeldAreNotLost() throws {
+        let configuration = Self.configuration(jobs: 1)
+        let pool = JobPool(configuration: configuration)
+        defer { pool.close() }
+        // The window, the held batch, and two batches more left in the buffer.
+        let held = (pool.window + 3) * JobPool.batchRecords
+        let first = Self.responses(held)
+        let input = first + Self.responses(1000, from: held)
+        let reference = try Self.runnerOutput(input, configuration)
+        let sink = CollectingSink(deliverySleep: 50_000)
+        let (stream, _) = Self.makeStream(configuration, pool: pool, sink: sink)
+        Self.feed(stream, first)
+        // The framing task takes it all and holds a batch (a delivery takes 50 ms); what comes now waits for it.
+        #expect(sink.wait(20) { _ in stream.waitingBytes == 0 })
+        usleep(10_000)
+        #expect(sink.deliveries == 0, "the window is still full")
+        Self.feed(stream, Array(input[first.count...]))
+        stream.end(seenEOF: true)
+        try #require(sink.waitFinished())
+        #expect(Self.difference(sink.bytes, reference.lines) == nil)
+        #expect(sink.lineCount == held + 1000)
+    }
+
     // MARK: - The end
 
     @Test(arguments: [true, false])
