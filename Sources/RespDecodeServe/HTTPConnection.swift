@@ -559,7 +559,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         state = .idle
         idleSince = .now()
         activity.reset()
-        arm()
+        // A body whose end came while reading was paused (its stream was full) left reading off, and the stream,
+        // ended, asks for no more input: the next request would never be read.
+        if readingPaused { resumeReading() } else { arm() }
     }
 
     private func resumeReading() {

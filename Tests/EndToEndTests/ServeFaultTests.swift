@@ -479,13 +479,32 @@ extension EndToEndTests {
             #expect(try connection.waitFor { $0.lineCount > 10 })
             connection.send(HTTP.request("GET", "/healthz"))
             let first = try #require(try connection.response(timeout: 20))
-            #expect(first.status == 200 && first.lineCount == 2000)
+            #expect(first.status == 200 && first.lineCount == 2000, "\(first.lineCount) lines")
             let second = try #require(try connection.response(timeout: 5), "the second request answered")
             if second.status == 400 {
                 #expect(connection.readToEnd(timeout: 5), "closed after the 400")
             } else {
                 #expect(second.status == 200, "served after the answer, as the next request")
                 #expect(second.body == Data("ok\n".utf8), "/healthz's answer")
+            }
+            #expect(server.stop().status == 0)
+        }
+
+        /// A request body whose end was read while reading was paused (its stream held more unframed bytes than
+        /// `DecodeStream.inputHighWater`) leaves the connection reading: the next request, sent once the whole answer
+        /// came, is answered. (Reading stayed off: the request waited unread until the connection was closed as idle.)
+        @Test func theRequestAfterALargeBodyIsRead() throws {
+            let server = try HTTP.Sidecar(["--jobs", "1"])
+            let connection = try Connection(server.http)
+            for round in 0..<4 {
+                #expect(connection.send(HTTP.request("/decode", body: Self.records(2500, size: 2000))))
+                let answer = try #require(try connection.response(timeout: 30), "round \(round): the decode answered")
+                #expect(answer.status == 200, "round \(round)")
+                #expect(
+                    try Self.numbers(answer.body) == (0..<2500).map { $0 }, "round \(round): every record, in order")
+                let health = try #require(
+                    try connection.exchange(HTTP.request("GET", "/healthz"), timeout: 5), "round \(round): read")
+                #expect(health.status == 200 && health.body == Data("ok\n".utf8), "round \(round)")
             }
             #expect(server.stop().status == 0)
         }
