@@ -444,10 +444,10 @@ struct DecodeStreamTests {
         let first = Self.responses(held)
         let input = first + Self.responses(1000, from: held)
         let reference = try Self.runnerOutput(input, configuration)
-        let sink = CollectingSink(deliverySleep: 50_000)
+        let sink = CollectingSink(deliverySleep: 200_000)
         let (stream, _) = Self.makeStream(configuration, pool: pool, sink: sink)
         Self.feed(stream, first)
-        // The framing task takes it all and holds a batch (a delivery takes 50 ms); what comes now waits for it.
+        // The framing task takes it all and holds a batch (a delivery takes 200 ms); what comes now waits for it.
         #expect(sink.wait(20) { _ in stream.waitingBytes == 0 })
         usleep(10_000)
         #expect(sink.deliveries == 0, "the window is still full")
