@@ -88,6 +88,7 @@ let package = Package(
             name: "RespDecodeServe",
             dependencies: [
                 "RespDecode",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 internal import Glibc
+import NIOConcurrencyHelpers
 import NIOCore
 internal import RespDecode
 import Synchronization
@@ -24,7 +25,7 @@ final class ChannelSink: LineSink, @unchecked Sendable {
     private let pendingBytes = Atomic<Int>(0)
     private let full = Atomic<Bool>(false)
     private let lastProgress = Atomic<UInt64>(0)
-    private let stream = Mutex<DecodeStream?>(nil)
+    private let stream = NIOLockedValueBox<DecodeStream?>(nil)
 
     /// - Parameters:
     ///   - channel: the connection.
@@ -47,7 +48,7 @@ final class ChannelSink: LineSink, @unchecked Sendable {
     }
 
     /// The stream this sink serves (set once, right after both are made).
-    func attach(_ stream: DecodeStream) { self.stream.withLock { $0 = stream } }
+    func attach(_ stream: DecodeStream) { self.stream.withLockedValue { $0 = stream } }
 
     var hasRoom: Bool { pendingBytes.load(ordering: .acquiring) < Self.highWater }
 
@@ -91,7 +92,7 @@ final class ChannelSink: LineSink, @unchecked Sendable {
         lastProgress.store(Self.now, ordering: .relaxed)
         let left = pendingBytes.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue
         if left < Self.lowWater, full.exchange(false, ordering: .sequentiallyConsistent) {
-            stream.withLock { $0 }?.outputDrained()
+            stream.withLockedValue { $0 }?.outputDrained()
         }
     }
 
@@ -99,7 +100,7 @@ final class ChannelSink: LineSink, @unchecked Sendable {
 
     func finished(_ summary: RunSummary) {
         let onFinished = onFinished
-        stream.withLock { $0 = nil }
+        stream.withLockedValue { $0 = nil }
         eventLoop.execute { onFinished(summary) }
     }
 

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 internal import RespDecode
-import Synchronization
 
 /// A request's query options (docs/sidecar.md#query-options): `name=value` pairs, percent-decoded, turned into a
 /// configuration by the executable's option parser (``ServeSettings/requestConfiguration``), which holds the allow
@@ -9,16 +9,16 @@ final class RequestOptions: Sendable {
     static let capacity = 256
 
     private let settings: ServeSettings
-    private let cache = Mutex<[String: (Configuration, CompoundDecoder)]>([:])
+    private let cache = NIOLockedValueBox<[String: (Configuration, CompoundDecoder)]>([:])
 
     init(settings: ServeSettings) { self.settings = settings }
 
     /// The configuration and decoder of `query` (the part of the target after `?`).
     func configuration(query: String) throws -> (Configuration, (any LineWriter)?) {
-        if let hit = cache.withLock({ $0[query] }) { return (hit.0, hit.1) }
+        if let hit = cache.withLockedValue({ $0[query] }) { return (hit.0, hit.1) }
         let configuration = try settings.requestConfiguration(try Self.pairs(query))
         let decoder = CompoundDecoder(configuration: configuration)
-        cache.withLock { entries in
+        cache.withLockedValue { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
             entries[query] = (configuration, decoder)
         }

@@ -1,8 +1,8 @@
 import CoreMetrics
 internal import Metrics
+import NIOConcurrencyHelpers
 internal import Prometheus
 internal import RespDecode
-import Synchronization
 
 /// `GET /metrics`: what the server counts, through swift-metrics into a swift-prometheus registry, in Prometheus's
 /// text format (docs/sidecar.md#metrics).
@@ -17,7 +17,7 @@ final class ServeMetrics: Sendable {
     private let decodeTime: CoreMetrics.Timer
     private let queueDepth: CoreMetrics.Gauge
     private let decodingRequests: CoreMetrics.Gauge
-    private let openCount = Mutex<[String: Int]>([:])
+    private let openCount = NIOLockedValueBox<[String: Int]>([:])
 
     /// The registry swift-metrics reports into: bootstrapped once per process (a second server in the same process,
     /// in tests, shares it).
@@ -72,7 +72,7 @@ final class ServeMetrics: Sendable {
     /// The gauge is set under the count's lock: set after it, a close on one event loop and an accept on another
     /// could land in the wrong order and leave the gauge one off until the next change.
     func connection(_ listener: String, _ change: Int) {
-        openCount.withLock { counts in
+        openCount.withLockedValue { counts in
             counts[listener, default: 0] += change
             Gauge(label: "respdecode_open_connections", dimensions: [("listener", listener)])
                 .record(counts[listener, default: 0])

@@ -1,8 +1,8 @@
 internal import Glibc
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 internal import RespDecode
-import Synchronization
 
 /// What every connection of a server shares: the settings, the workers, the counts, and the registry of open
 /// connections that a drain stops.
@@ -22,7 +22,7 @@ final class ServerContext: Sendable {
         var decoding = 0
         var whenEmpty: (@Sendable () -> Void)?
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(
         settings: ServeSettings, configuration: Configuration, pool: JobPool, statistics: Statistics, logger: Logger
@@ -39,7 +39,7 @@ final class ServerContext: Sendable {
     /// Registers an open connection with what stops it in a drain (called on its loop, or at once if a drain has
     /// begun) and what closes it at once. Returns its number.
     func opened(drain: @escaping @Sendable () -> Void, close: @escaping @Sendable () -> Void) -> Int {
-        let (id, draining) = state.withLock { state in
+        let (id, draining) = state.withLockedValue { state in
             let id = state.nextID
             state.nextID += 1
             state.connections[id] = (drain, close)
@@ -50,7 +50,7 @@ final class ServerContext: Sendable {
     }
 
     func closed(_ id: Int) {
-        let whenEmpty: (@Sendable () -> Void)? = state.withLock { state in
+        let whenEmpty: (@Sendable () -> Void)? = state.withLockedValue { state in
             state.connections[id] = nil
             guard state.draining, state.connections.isEmpty, let whenEmpty = state.whenEmpty else { return nil }
             state.whenEmpty = nil
@@ -59,11 +59,11 @@ final class ServerContext: Sendable {
         whenEmpty?()
     }
 
-    var isDraining: Bool { state.withLock { $0.draining } }
+    var isDraining: Bool { state.withLockedValue { $0.draining } }
 
     /// Stops every connection (each finishes what it has in flight) and calls `whenEmpty` once all have closed.
     func drain(whenEmpty: @escaping @Sendable () -> Void) {
-        let (stops, empty) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+        let (stops, empty) = state.withLockedValue { state -> ([@Sendable () -> Void], Bool) in
             state.draining = true
             if state.connections.isEmpty { return ([], true) }
             state.whenEmpty = whenEmpty
@@ -75,9 +75,9 @@ final class ServerContext: Sendable {
 
     /// Closes every connection still open (after a drain that timed out) and waits up to `seconds` for them to go.
     func closeAll(within seconds: Double) {
-        for close in state.withLock({ $0.connections.values.map(\.close) }) { close() }
+        for close in state.withLockedValue({ $0.connections.values.map(\.close) }) { close() }
         var waited = 0.0
-        while waited < seconds && state.withLock({ !$0.connections.isEmpty }) {
+        while waited < seconds && state.withLockedValue({ !$0.connections.isEmpty }) {
             usleep(10_000)
             waited += 0.01
         }
@@ -86,7 +86,7 @@ final class ServerContext: Sendable {
     /// Takes a place among the requests decoding at once (`--max-requests`); false when all are taken.
     /// The gauge is set under the lock, as ``ServeMetrics/connection(_:_:)`` says why.
     func startDecoding() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.decoding < settings.maxRequests else { return false }
             state.decoding += 1
             metrics.decoding(state.decoding)
@@ -95,7 +95,7 @@ final class ServerContext: Sendable {
     }
 
     func endDecoding() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.decoding -= 1
             metrics.decoding(state.decoding)
         }
@@ -103,7 +103,7 @@ final class ServerContext: Sendable {
 
     /// Ready: not draining, a request may start decoding now, and the workers are not saturated.
     var isReady: Bool {
-        state.withLock { !$0.draining && $0.decoding < settings.maxRequests } && !pool.isSaturated
+        state.withLockedValue { !$0.draining && $0.decoding < settings.maxRequests } && !pool.isSaturated
     }
 
     /// Seconds as a NIO amount.

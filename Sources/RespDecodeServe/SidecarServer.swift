@@ -1,10 +1,10 @@
 internal import Glibc
 public import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 public import RespDecode
-import Synchronization
 
 /// `respdecode serve` (docs/sidecar.md): the stream protocol and the HTTP API on SwiftNIO's event loops, decoding on
 /// one ``JobPool`` shared by every connection.
@@ -29,7 +29,7 @@ public final class SidecarServer: Sendable {
         let name: String
         let channel: any Channel
         let socketFile: UnixSocketFile?
-        private let open = Mutex((count: 0, paused: false, closed: false))
+        private let open = NIOLockedValueBox((count: 0, paused: false, closed: false))
         private let limit: Int
         private let logger: Logger
 
@@ -45,10 +45,10 @@ public final class SidecarServer: Sendable {
         /// the listener's option change together on the listener's loop, so that a pause and a resume can never
         /// land in the other order.
         func accepted() {
-            if open.withLock({ $0.closed }) { return }
+            if open.withLockedValue({ $0.closed }) { return }
             let channel = channel
             channel.eventLoop.execute { [self] in
-                let pause = open.withLock { state -> Bool in
+                let pause = open.withLockedValue { state -> Bool in
                     state.count += 1
                     guard state.count >= limit, !state.paused, !state.closed else { return false }
                     state.paused = true
@@ -67,10 +67,10 @@ public final class SidecarServer: Sendable {
         /// callbacks may run after the listener's loop has stopped) would each make SwiftNIO print an error -- 449
         /// lines after 4,000 connections, enough to fill a stderr pipe nobody reads during the stop and hang it.
         func ended() {
-            if open.withLock({ $0.closed }) { return }
+            if open.withLockedValue({ $0.closed }) { return }
             let channel = channel
             channel.eventLoop.execute { [self] in
-                let resume = open.withLock { state -> Bool in
+                let resume = open.withLockedValue { state -> Bool in
                     state.count -= 1
                     guard state.count < limit, state.paused, !state.closed else { return false }
                     state.paused = false
@@ -85,7 +85,7 @@ public final class SidecarServer: Sendable {
         /// Stops listening; the listener's channel is not touched again (a connection ending after this must not
         /// turn accepting back on, on a loop that may be shutting down).
         func close() {
-            open.withLock { $0.closed = true }
+            open.withLockedValue { $0.closed = true }
             channel.close(promise: nil)
             socketFile?.remove()
         }
@@ -146,9 +146,9 @@ public final class SidecarServer: Sendable {
             }
         }
         let stopped = group.next().makePromise(of: Void.self)
-        let once = Mutex(false)
+        let once = NIOLockedValueBox(false)
         let stop: @Sendable () -> Void = {
-            if once.withLock({ done in
+            if once.withLockedValue({ done in
                 defer { done = true }
                 return !done
             }) {
@@ -184,13 +184,13 @@ public final class SidecarServer: Sendable {
     )
         throws(ServeError) -> Listener
     {
-        let listenerBox = Mutex<Listener?>(nil)
+        let listenerBox = NIOLockedValueBox<Listener?>(nil)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: Int32(SOMAXCONN))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
-                let listener = listenerBox.withLock { $0 }
+                let listener = listenerBox.withLockedValue { $0 }
                 listener?.accepted()
                 channel.closeFuture.whenComplete { _ in listener?.ended() }
                 return channel.eventLoop.makeCompletedFuture {
@@ -225,7 +225,7 @@ public final class SidecarServer: Sendable {
         let listener = Listener(
             name: name, channel: channel, socketFile: socketFile, limit: max(1, context.settings.maxConnections),
             logger: context.logger)
-        listenerBox.withLock { $0 = listener }
+        listenerBox.withLockedValue { $0 = listener }
         return listener
     }
 
