@@ -51,6 +51,10 @@ int respdecode_html_plain_text(const uint8_t *in, size_t n);
 /* libxml2's `xmlFree`, a global function pointer (which Swift 6 sees as shared mutable state). */
 void respdecode_xml_free(void *pointer);
 
+/* The last `byte` in the `count` bytes at `bytes`, or NULL: glibc's memrchr, which Swift's Glibc module does not
+   export. */
+const void *respdecode_memrchr(const void *bytes, int byte, size_t count);
+
 /* The cores this process may run on: its CPU affinity (which a container's cpuset narrows), else the cores online;
    at least 1. */
 int respdecode_usable_cpus(void);

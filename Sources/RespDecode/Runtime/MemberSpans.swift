@@ -127,25 +127,6 @@ enum MemberSpans {
     /// A worker stops framing a span when its items hold this many body bytes; the reader goes on from there.
     static let heldBytes = 16 << 20
 
-    /// Whether the bytes at `index` look like a gzip member header: 1F 8B 08 and a flag byte whose reserved bits (5 to
-    /// 7) are clear (RFC 1952 §2.3.1).
-    static func isMemberHeader(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
-        index + 3 < bytes.count && bytes[index] == 0x1F && bytes[index + 1] == 0x8B && bytes[index + 2] == 0x08
-            && bytes[index + 3] & 0xE0 == 0
-    }
-
-    /// The index of the last member header in `buffer`'s unread bytes after the first, if any.
-    static func lastMemberHeader(in buffer: FramerInput) -> Int? {
-        buffer.withUnsafeBufferPointer { all -> Int? in
-            var index = buffer.writerIndex - 4
-            while index > buffer.readerIndex {
-                if all[index] == 0x1F && isMemberHeader(all, at: index) { return index }
-                index -= 1
-            }
-            return nil
-        }
-    }
-
     /// Cuts the next span from `buffer`, moving its reader index past it.
     /// - Parameters:
     ///   - buffer: the compressed input read so far.
@@ -166,7 +147,7 @@ enum MemberSpans {
         var toReader = false
         if ended {
             end = buffer.writerIndex
-        } else if available >= target, let header = lastMemberHeader(in: buffer) {
+        } else if available >= target, let header = GzipMembers.lastMemberHeader(in: buffer) {
             end = header
         } else if available >= maximum || idle && available > 0 {
             end = buffer.writerIndex
@@ -175,7 +156,7 @@ enum MemberSpans {
             return nil
         }
         let delegated =
-            !toReader && buffer.withUnsafeBufferPointer { isMemberHeader($0, at: buffer.readerIndex) }
+            !toReader && buffer.withUnsafeBufferPointer { GzipMembers.isMemberHeader($0, at: buffer.readerIndex) }
         var span = FramerInput(capacity: end - buffer.readerIndex, startingAt: buffer.readerOffset)
         buffer.withBytes(in: buffer.readerIndex..<end) { span.write($0) }
         buffer.moveReaderIndex(forwardBy: end - buffer.readerIndex)
@@ -184,7 +165,7 @@ enum MemberSpans {
 
     /// Whether an input that starts with `buffer`'s unread bytes is read in spans: a gzip member first.
     static func startsWithMember(_ buffer: FramerInput) -> Bool {
-        buffer.withUnsafeBufferPointer { isMemberHeader($0, at: buffer.readerIndex) }
+        buffer.withUnsafeBufferPointer { GzipMembers.isMemberHeader($0, at: buffer.readerIndex) }
     }
 }
 
