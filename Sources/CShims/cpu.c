@@ -39,3 +39,22 @@ int respdecode_cpu_has_avx2(void) {
     return 0;
 #endif
 }
+
+int respdecode_cpu_has_avx512vbmi(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    static int known = -1; /* races only write the same value */
+    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (value < 0) {
+        __builtin_cpu_init();
+        /* The compiler runtime counts a feature only when XGETBV says the OS saves the AVX-512 registers. */
+        value = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512vbmi")
+                    ? 1
+                    : 0;
+        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
+    }
+    return value;
+#else
+    return 0;
+#endif
+}

@@ -63,6 +63,10 @@ int respdecode_usable_cpus(void);
    time. */
 int respdecode_cpu_has_avx2(void);
 
+/* Whether this CPU has AVX-512 F, BW and VBMI with the operating system saving their registers (x86-64; 0
+   elsewhere): the palette path of pixelsums.c. */
+int respdecode_cpu_has_avx512vbmi(void);
+
 /* Raises the calling thread's nice value (lowers its priority) by `steps`, only this thread's. 0 or -1. */
 int respdecode_lower_this_thread(int steps);
 
@@ -220,5 +224,12 @@ int respdecode_utf8_valid(const uint8_t *in, size_t n);
 /* R, G, B and A, each summed over `count` four-byte pixels, into sums[0..<4] (pixelsums.c). 0 when done; -2, with
    nothing done, when the CPU has no vector path (the caller sums them itself). */
 int respdecode_rgba_sums(const uint8_t *pixels, size_t count, uint64_t *sums);
+
+/* For each of `segments` runs of palette indices, `indices[bounds[2k] ..< bounds[2k + 1]]` (an empty run when the end
+   is not above the start), R, G, B and A of the indices' palette entries summed into sums[4k ..< 4k + 4] (pixelsums.c).
+   `planes` holds the palette as four planes of 256 bytes, R, G, B and A; `opaque` non-zero says every A is 255.
+   0 when done; -2, with nothing done, when the CPU has no vector path (the caller sums them itself). */
+int respdecode_palette_sums(const uint8_t *indices, const intptr_t *bounds, size_t segments, const uint8_t *planes,
+                            int opaque, uint64_t *sums);
 
 #endif

@@ -79,4 +79,41 @@ import Testing
             }
         }
     }
+
+    /// Whole rows of palette indices, which go to the AVX-512 VBMI code when the CPU has it (PixelAccumulator's
+    /// `paletteRowSums`): the summary is the Swift loop's, and the mean colour is the plain one, at widths around the
+    /// 64-index blocks and the nine cell columns, with and without transparency in the palette.
+    @Test func paletteRowsGiveTheSameSummaryEitherWay() {
+        var generator = SplitMix64(seed: 2208)
+        let widths = Array(1...20) + [63, 64, 65, 127, 128, 129, 575, 576, 577, 1024, 1031]
+        for opaque in [true, false] {
+            let palette = (0..<1024).map { at in
+                opaque && at % 4 == 3 ? 255 : UInt8(truncatingIfNeeded: generator.next())
+            }
+            for width in widths {
+                let height = 1 + Int(generator.next() % 40)
+                let rows = (0..<height).map { _ in (0..<width).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                }
+                var expected = SIMD4<UInt64>.zero
+                for index in rows.joined() { expected &+= SIMD4((0..<4).map { UInt64(palette[4 * Int(index) + $0]) }) }
+                let n = UInt64(width * height)
+                let mean = (0..<4).map { Int((expected[$0] &* 2 &+ n) / (2 * n)) }
+                let summaries = [true, false].map { vector in
+                    let pixels = PixelAccumulator(vector: vector)
+                    palette.withUnsafeBufferPointer { palette in
+                        for (y, row) in rows.enumerated() {
+                            row.withUnsafeBufferPointer {
+                                pixels.addRow(
+                                    $0.baseAddress!, count: width, channels: 0, y: y, x0: 0, step: 1, width: width,
+                                    height: height, palette: palette.baseAddress)
+                            }
+                        }
+                    }
+                    return pixels.summary()
+                }
+                #expect(summaries[0] == summaries[1], "\(width) × \(height), opaque \(opaque)")
+                #expect(summaries[0].meanColor == mean, "\(width) × \(height), opaque \(opaque)")
+            }
+        }
+    }
 }
