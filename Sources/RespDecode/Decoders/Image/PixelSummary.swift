@@ -76,12 +76,13 @@ final class PixelAccumulator {
     @exclusivity(unchecked) private var paletteOpaque = false
     @exclusivity(unchecked) private var columnBounds = [Int](repeating: 0, count: 18)
     @exclusivity(unchecked) private var columnSums = [UInt64](repeating: 0, count: 36)
-    /// Whether the C vector paths may be taken (false: the Swift loops alone, for the tests).
-    private let vector: Bool
+    /// Whether whole palette rows go to the C code: the CPU has AVX-512 VBMI, and the caller did not say no (the
+    /// tests compare both paths). Asked once, so a CPU without it builds no planes and makes no call per row.
+    private let paletteVector: Bool
     /// Pixels taken so far: a complete decode gives exactly `width × height`.
     @exclusivity(unchecked) private(set) var pixelsSeen = 0
 
-    init(vector: Bool = true) { self.vector = vector }
+    init(vector: Bool = true) { paletteVector = vector && respdecode_cpu_has_avx512vbmi() != 0 }
 
     private func start(width: Int, height: Int) {
         self.width = width
@@ -117,10 +118,12 @@ final class PixelAccumulator {
                 let entry = palette + 4 * index
                 return UInt64(entry[0]) | UInt64(entry[1]) << 16 | UInt64(entry[2]) << 32 | UInt64(entry[3]) << 48
             }
-            palettePlanes = (0..<1024).map { at in
-                UInt8(truncatingIfNeeded: paletteWords[at % 256] >> (16 * (at / 256)))
+            if paletteVector {
+                palettePlanes = (0..<1024).map { at in
+                    UInt8(truncatingIfNeeded: paletteWords[at % 256] >> (16 * (at / 256)))
+                }
+                paletteOpaque = palettePlanes[768...].allSatisfy { $0 == 255 }
             }
-            paletteOpaque = palettePlanes[768...].allSatisfy { $0 == 255 }
         }
         // The cell rows this image row is in: one, unless the image is under 8 rows high.
         var firstCellRow = 8
@@ -133,7 +136,7 @@ final class PixelAccumulator {
         // A whole row (the common case) needs no division to find its pixels in a cell column.
         let wholeRow = x0 == 0 && step == 1
         // A whole row of palette indices: the nine cell columns' sums at once, when the CPU can.
-        let columnsSummed = channels == 0 && wholeRow && vector && paletteRowSums(pixels, count: count)
+        let columnsSummed = channels == 0 && wholeRow && paletteVector && paletteRowSums(pixels, count: count)
         paletteWords.withUnsafeBufferPointer { words in
             /// RGBA sums of the row's pixels `first ..< first + n`.
             func sums(_ first: Int, _ n: Int) -> SIMD4<UInt64> {
