@@ -225,6 +225,12 @@ int respdecode_utf8_valid(const uint8_t *in, size_t n);
    nothing done, when the CPU has no vector path (the caller sums them itself). */
 int respdecode_rgba_sums(const uint8_t *pixels, size_t count, uint64_t *sums);
 
+/* For each of `segments` runs of four-byte pixels, `pixels[4 * bounds[2k] ..< 4 * bounds[2k + 1]]` (an empty run when
+   the end is not above the start), R, G, B and A summed into sums[4k ..< 4k + 4] (pixelsums.c): a whole row's cell
+   columns in one call. 0 when done; -2, with nothing done, when the CPU has no vector path (the caller sums them
+   itself). */
+int respdecode_rgba_row_sums(const uint8_t *pixels, const intptr_t *bounds, size_t segments, uint64_t *sums);
+
 /* For each of `segments` runs of palette indices, `indices[bounds[2k] ..< bounds[2k + 1]]` (an empty run when the end
    is not above the start), R, G, B and A of the indices' palette entries summed into sums[4k ..< 4k + 4] (pixelsums.c).
    `planes` holds the palette as four planes of 256 bytes, R, G, B and A; `opaque` non-zero says every A is 255.

@@ -71,7 +71,8 @@ final class PixelAccumulator {
     /// row's palette (``paletteSums(_:_:_:)``).
     @exclusivity(unchecked) private var paletteWords: [UInt64] = []
     /// Palette images on CPUs with AVX-512 VBMI (``paletteRowSums(_:count:)``): the palette as four planes of 256
-    /// bytes (R, G, B, A), whether every alpha is 255, and per row the nine cell columns' bounds and sums.
+    /// bytes (R, G, B, A), whether every alpha is 255; and per row the nine cell columns' bounds and sums (also for
+    /// four-byte pixels, ``rgbaRowSums(_:count:)``).
     @exclusivity(unchecked) private var palettePlanes: [UInt8] = []
     @exclusivity(unchecked) private var paletteOpaque = false
     @exclusivity(unchecked) private var columnBounds = [Int](repeating: 0, count: 18)
@@ -79,10 +80,16 @@ final class PixelAccumulator {
     /// Whether whole palette rows go to the C code: the CPU has AVX-512 VBMI, and the caller did not say no (the
     /// tests compare both paths). Asked once, so a CPU without it builds no planes and makes no call per row.
     private let paletteVector: Bool
+    /// Whether whole rows of four-byte pixels go to the C code in one call (``rgbaRowSums(_:count:)``): the CPU has
+    /// AVX2, and the caller did not say no.
+    private let rgbaVector: Bool
     /// Pixels taken so far: a complete decode gives exactly `width × height`.
     @exclusivity(unchecked) private(set) var pixelsSeen = 0
 
-    init(vector: Bool = true) { paletteVector = vector && respdecode_cpu_has_avx512vbmi() != 0 }
+    init(vector: Bool = true) {
+        paletteVector = vector && respdecode_cpu_has_avx512vbmi() != 0
+        rgbaVector = vector && respdecode_cpu_has_avx2() != 0
+    }
 
     private func start(width: Int, height: Int) {
         self.width = width
@@ -135,8 +142,12 @@ final class PixelAccumulator {
         var rowTotal = SIMD4<UInt64>.zero
         // A whole row (the common case) needs no division to find its pixels in a cell column.
         let wholeRow = x0 == 0 && step == 1
-        // A whole row of palette indices: the nine cell columns' sums at once, when the CPU can.
-        let columnsSummed = channels == 0 && wholeRow && paletteVector && paletteRowSums(pixels, count: count)
+        // A whole row of palette indices or four-byte pixels: the nine cell columns' sums at once, when the CPU can.
+        let columnsSummed =
+            wholeRow
+            && (channels == 0
+                ? paletteVector && paletteRowSums(pixels, count: count)
+                : channels == 4 && rgbaVector && rgbaRowSums(pixels, count: count))
         paletteWords.withUnsafeBufferPointer { words in
             /// RGBA sums of the row's pixels `first ..< first + n`.
             func sums(_ first: Int, _ n: Int) -> SIMD4<UInt64> {
@@ -178,10 +189,7 @@ final class PixelAccumulator {
     /// Sources/CShims/pixelsums.c, when the CPU has AVX-512 VBMI).
     /// - Returns: false, with nothing done, when the CPU has no such path.
     private func paletteRowSums(_ pixels: UnsafePointer<UInt8>, count: Int) -> Bool {
-        for j in 0..<9 {
-            columnBounds[2 * j] = min(colLow[j], count)
-            columnBounds[2 * j + 1] = min(colHigh[j], count)
-        }
+        setColumnBounds(count: count)
         return palettePlanes.withUnsafeBufferPointer { planes in
             columnBounds.withUnsafeBufferPointer { bounds in
                 columnSums.withUnsafeMutableBufferPointer { sums in
@@ -190,6 +198,26 @@ final class PixelAccumulator {
                         == 0
                 }
             }
+        }
+    }
+
+    /// The sums of a whole row of four-byte pixels over each cell column, into ``columnSums``, in one call to the C
+    /// code of Sources/CShims/pixelsums.c (AVX2).
+    /// - Returns: false, with nothing done, when the CPU has no such path.
+    private func rgbaRowSums(_ pixels: UnsafePointer<UInt8>, count: Int) -> Bool {
+        setColumnBounds(count: count)
+        return columnBounds.withUnsafeBufferPointer { bounds in
+            columnSums.withUnsafeMutableBufferPointer { sums in
+                respdecode_rgba_row_sums(pixels, bounds.baseAddress, 9, sums.baseAddress) == 0
+            }
+        }
+    }
+
+    /// ``columnBounds``: each cell column's pixels in a whole row of `count`.
+    private func setColumnBounds(count: Int) {
+        for j in 0..<9 {
+            columnBounds[2 * j] = min(colLow[j], count)
+            columnBounds[2 * j + 1] = min(colHigh[j], count)
         }
     }
 

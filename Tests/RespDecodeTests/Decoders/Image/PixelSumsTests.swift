@@ -116,4 +116,43 @@ import Testing
             }
         }
     }
+
+    /// Whole rows of four-byte pixels, whose nine cell columns go to the C code in one call when the CPU has AVX2
+    /// (PixelAccumulator's `rgbaRowSums`): the summary is the Swift loop's, and the mean colour is the plain one, at
+    /// widths around the 32-byte blocks and the nine cell columns, and one row long enough to need the 16-bit lanes
+    /// emptied (a column of over 256 blocks of 32 bytes) with every byte 255.
+    @Test func rgbaRowsGiveTheSameSummaryEitherWay() {
+        var generator = SplitMix64(seed: 2211)
+        let widths = Array(1...20) + [63, 64, 65, 127, 128, 129, 575, 576, 577, 1024, 1031]
+        var images: [(width: Int, rows: [[UInt8]])] = widths.map { width in
+            let height = 1 + Int(generator.next() % 40)
+            let rows = (0..<height).map { _ in
+                (0..<4 * width).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            }
+            return (width, rows)
+        }
+        images.append((9 * 2100, [[UInt8](repeating: 255, count: 4 * 9 * 2100)]))
+        for (width, rows) in images {
+            let height = rows.count
+            var expected = SIMD4<UInt64>.zero
+            for row in rows {
+                for (at, byte) in row.enumerated() { expected[at % 4] &+= UInt64(byte) }
+            }
+            let n = UInt64(width * height)
+            let mean = (0..<4).map { Int((expected[$0] &* 2 &+ n) / (2 * n)) }
+            let summaries = [true, false].map { vector in
+                let pixels = PixelAccumulator(vector: vector)
+                for (y, row) in rows.enumerated() {
+                    row.withUnsafeBufferPointer {
+                        pixels.addRow(
+                            $0.baseAddress!, count: width, channels: 4, y: y, x0: 0, step: 1, width: width,
+                            height: height)
+                    }
+                }
+                return pixels.summary()
+            }
+            #expect(summaries[0] == summaries[1], "\(width) × \(height)")
+            #expect(summaries[0].meanColor == mean, "\(width) × \(height)")
+        }
+    }
 }
