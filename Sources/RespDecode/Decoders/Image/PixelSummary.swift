@@ -80,8 +80,9 @@ final class PixelAccumulator {
     /// Whether whole palette rows go to the C code: the CPU has AVX-512 VBMI, and the caller did not say no (the
     /// tests compare both paths). Asked once, so a CPU without it builds no planes and makes no call per row.
     private let paletteVector: Bool
-    /// Whether whole rows of four-byte pixels go to the C code in one call (``rgbaRowSums(_:count:)``): the CPU has
-    /// AVX2, and the caller did not say no.
+    /// Whether four-byte pixels are summed by the C code, a whole row's cell columns in one call
+    /// (``rgbaRowSums(_:count:)``), other runs one by one: the CPU has AVX2, and the caller did not say no (the tests
+    /// compare it with the Swift loop).
     private let rgbaVector: Bool
     /// Pixels taken so far: a complete decode gives exactly `width × height`.
     @exclusivity(unchecked) private(set) var pixelsSeen = 0
@@ -153,7 +154,7 @@ final class PixelAccumulator {
             func sums(_ first: Int, _ n: Int) -> SIMD4<UInt64> {
                 channels == 0
                     ? Self.paletteSums(pixels + first, n, words)
-                    : Self.rgbaSums(pixels + channels * first, n, channels: channels)
+                    : Self.rgbaSums(pixels + channels * first, n, channels: channels, vector: rgbaVector)
             }
             cellSums.withUnsafeMutableBufferPointer { cellSums in
                 cellCounts.withUnsafeMutableBufferPointer { cellCounts in
