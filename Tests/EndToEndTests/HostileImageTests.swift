@@ -156,6 +156,30 @@ extension HostileDocumentTests {
             }
         }
 
+        @Test func aWrongAdler32DecodesWhileTheCRCsStillCatchCorruptImageData() throws {
+            // The zlib stream's Adler-32 is not checked (docs/output.md): the image decodes as an intact one does.
+            var stream = Self.deflated(repeating: 0, count: 8 * 9)
+            stream[stream.count - 1] ^= 0x01
+            let badAdler = Self.png([
+                Self.ihdr(width: 8, height: 8), Self.chunk("IDAT", stream), Self.chunk("IEND", Data()),
+            ])
+            let intact = try Self.run(Self.small, type: "image/png", "small.png", inflate: true)
+            let line = try Self.run(badAdler, type: "image/png", "adler.png", inflate: true)
+            #expect(line["ok"] as? Bool == true, "\(line)")
+            let decoded = try #require((line["value"] as? [String: Any])?["decoded"] as? [String: Any])
+            let expected = try #require((intact["value"] as? [String: Any])?["decoded"] as? [String: Any])
+            #expect(decoded["meanColor"] as? [Int] == expected["meanColor"] as? [Int])
+            #expect(decoded["dhash"] as? String == expected["dhash"] as? String)
+            // The same bit flipped inside the stream with the chunk's CRC left as it was: the CRC catches it.
+            var corrupt = Self.small
+            let idatData = 8 + 25 + 8 // signature, IHDR chunk, IDAT's length and type
+            corrupt[idatData + stream.count - 1] ^= 0x01
+            for inflate in [false, true] {
+                let flipped = try Self.run(corrupt, type: "image/png", "flipped.png", inflate: inflate)
+                #expect(Self.errorCode(flipped) == "invalidImage", "inflate \(inflate)")
+            }
+        }
+
         @Test func millionsOfBadChunksGiveOneShortLine() throws {
             // 200,000 text chunks without a keyword (a review found one warning each made a 100 MB line and, at
             // 2,000,000, an abort under the memory limit).
