@@ -86,15 +86,6 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
         return status;
     }
     png_set_read_fn(png, &state, read_memory);
-#if defined(PNG_SET_OPTION_SUPPORTED) && defined(PNG_IGNORE_ADLER32)
-    /* zlib's Adler-32 of the inflated image data is not computed; every chunk's CRC-32 still is. The PNG
-       specification says the Adler-32 is "useful mainly as a cross-check that the deflate and inflate algorithms are
-       implemented correctly" and that the chunk CRCs give "adequate confidence that the PNG file has been
-       transmitted undamaged"; the Rust png crate skips it by default for the same reason. Adler-32 was 7 % of the
-       CPU of a full palette-PNG decode (BENCHMARKS.md). A libpng built without the option returns
-       PNG_OPTION_INVALID and goes on checking it. */
-    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
-#endif
     png_set_chunk_malloc_max(png, limits->max_chunk_bytes);
     /* libpng's own 1,000,000 x 1,000,000 default is no budget and rejects valid wide or tall images: take PNG's
        maximum and let the 64-bit pixel budget decide. */
@@ -178,6 +169,17 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
         else if (color_type == PNG_COLOR_TYPE_RGB) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
     }
     /* Interlaced images are taken pass by pass (no png_set_interlace_handling), so no whole-image buffer is needed. */
+#if defined(PNG_SET_OPTION_SUPPORTED) && defined(PNG_IGNORE_ADLER32)
+    /* zlib's Adler-32 of the inflated image data is not computed; every chunk's CRC-32 still is. The PNG
+       specification says the Adler-32 is "useful mainly as a cross-check that the deflate and inflate algorithms are
+       implemented correctly" and that the chunk CRCs give "adequate confidence that the PNG file has been
+       transmitted undamaged"; the Rust png crate skips it by default for the same reason. Adler-32 was 7 % of the
+       CPU of a full palette-PNG decode (BENCHMARKS.md). Set only now, after png_read_info, so that it covers IDAT
+       alone: libpng identifies the known sRGB ICC profiles by the Adler-32 of the iCCP stream, and without it says
+       that an unedited one "has been edited". A libpng built without the option returns PNG_OPTION_INVALID and goes
+       on checking. */
+    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
     png_read_update_info(png, info);
     uint32_t channels = color_type == PNG_COLOR_TYPE_PALETTE ? 0 : png_get_channels(png, info);
     const uint8_t *palette = channels == 0 ? header->palette_rgba : NULL;
