@@ -157,7 +157,7 @@ extension HostileDocumentTests {
         }
 
         @Test func aWrongAdler32DecodesWhileTheCRCsStillCatchCorruptImageData() throws {
-            // The zlib stream's Adler-32 is not checked (docs/output.md): the image decodes as an intact one does.
+            // The image data's Adler-32 is not checked (docs/output.md): the image decodes as an intact one does.
             var stream = Self.deflated(repeating: 0, count: 8 * 9)
             stream[stream.count - 1] ^= 0x01
             let badAdler = Self.png([
