@@ -174,16 +174,12 @@ public final class JobPool: @unchecked Sendable {
             }
             // A stream with options of its own (a `serve` request) brings its own decoder.
             let decoder = batch.writer ?? decoder
-            // The items are moved out of the batch one by one, never copied: a record copied out of the array (as a
-            // for-in loop does, or `reverse()`) retains and releases each of its strings and arrays once more, a few
-            // per cent of a run of small records. `popLast` moves an element out, so they go into `pending` last
-            // first and come out of it in their order; each one's body is freed as soon as its line is written, and
-            // the batch's array keeps its capacity for its next use.
-            var pending: [(item: FramedItem, source: ResultLine.Source)] = []
-            pending.reserveCapacity(batch.items.count)
-            while let element = batch.items.popLast() { pending.append(element) }
+            // The items are moved out of the batch in order, never copied: a record copied (as a for-in loop over
+            // an array does) retains and releases each of its strings and arrays once more, a few per cent of a run
+            // of small records. Each one's body is freed as soon as its line is written, and the batch keeps its
+            // memory for its next use.
             let lineScratch = pretty ? scratch : nil
-            while let (framed, source) = pending.popLast() {
+            batch.items.removeEach { framed, source in
                 let started = timesRecords ? MonotonicClock.nanoseconds : 0
                 let outcome: LineOutcome
                 // The WARC payload digest is checked here, on the workers, not on the one reading thread.
