@@ -6,7 +6,7 @@ import Glibc
 /// A batch is filled by its stream's reader, then owned by one worker until `done`, then by the stream's writer;
 /// `done` and the hand-overs are guarded by the stream's monitor.
 final class Batch: @unchecked Sendable {
-    var items = BatchItems(capacity: JobPool.batchRecords)
+    var items: BatchItems
     /// Bytes of the items' bodies (what the in-flight budget counts).
     var bytes = 0
     let output = OutputBuffer(capacity: 64 * 1024)
@@ -16,6 +16,11 @@ final class Batch: @unchecked Sendable {
     var done = false
     /// What the workers make of these items, when not the pool's own (a `serve` request with options of its own).
     var writer: (any LineWriter)?
+
+    /// A batch with room for `capacity` records before its memory grows.
+    init(capacity: Int) {
+        items = BatchItems(capacity: capacity)
+    }
 
     /// Adds record number `seq` of the input named `input` (its line's `input`), resolving a revisit against
     /// `revisits` (`--resolve-revisits`). Returns whether the batch is full now (to be handed over).
@@ -47,8 +52,9 @@ final class Batch: @unchecked Sendable {
 /// Not an Array, for two measured costs of one (bench/small's 2,000 plists, `perf record -e page-faults`): an array
 /// filled one record at a time grows by copies into fresh memory (a `FramedItem` is a few hundred bytes), and it can
 /// only hand its elements out without copying them from the back (`popLast`), so the worker reversed each batch
-/// into a second array first. Together that was about a third of the page faults of a run after start-up. Here the
-/// room for a full batch is taken once (untouched pages cost nothing) and kept for the batch's next use.
+/// into a second array first. Together that was about a third of the page faults of a run after start-up. Here a
+/// batch's memory is sized from the stream's batches before it (``OrderedOutput/makeBatch()``), so that it seldom
+/// grows, and is kept for the batch's next use.
 struct BatchItems: ~Copyable {
     private var base: UnsafeMutablePointer<(item: FramedItem, source: ResultLine.Source)>
     private var capacity: Int
@@ -121,6 +127,10 @@ final class OrderedOutput: @unchecked Sendable {
     private var inFlight = FIFO<Batch>()
     private var inFlightBytes = 0
     private var spare: [Batch] = []
+    /// Most records a batch of this stream has held: what a new batch makes room for. A stream's first batch starts
+    /// with room for 64 and grows as it must; later ones seldom need to (a batch is full at `JobPool.batchRecords`
+    /// records or `JobPool.batchBytes` of bodies, so its count follows the input's record sizes).
+    private var batchCapacity = 64
     private var finished = false
     private var writer: WorkerThread?
     /// What this stream's writer counted.
@@ -204,7 +214,7 @@ final class OrderedOutput: @unchecked Sendable {
 
     /// A batch to fill (recycled when one is free).
     func makeBatch() -> Batch {
-        monitor.withLock { spare.popLast() } ?? Batch()
+        monitor.withLock { spare.popLast() ?? Batch(capacity: batchCapacity) }
     }
 
     /// Whether output failed (the reader should stop).
@@ -218,6 +228,7 @@ final class OrderedOutput: @unchecked Sendable {
             }
             inFlight.append(batch)
             inFlightBytes += batch.bytes
+            batchCapacity = max(batchCapacity, batch.items.count)
         }
         pool.submit(batch, from: self)
     }
