@@ -214,7 +214,8 @@ final class OrderedOutput: @unchecked Sendable {
 
     /// A batch to fill (recycled when one is free).
     func makeBatch() -> Batch {
-        monitor.withLock { spare.popLast() ?? Batch(capacity: batchCapacity) }
+        let (recycled, capacity) = monitor.withLock { (spare.popLast(), batchCapacity) }
+        return recycled ?? Batch(capacity: capacity)
     }
 
     /// Whether output failed (the reader should stop).
