@@ -4,8 +4,8 @@ import Testing
 
 /// ``BatchItems`` manages its records' memory itself: these tests check what goes in comes out once, in order, through
 /// every growth and reuse. Whether a record is freed exactly once (never twice, never leaked) is what the sanitizers
-/// see: `scripts/sanitize address BatchItems` runs them under AddressSanitizer and LeakSanitizer, as CI's ASan stage
-/// does with the runtime's other tests.
+/// see: `scripts/sanitize address BatchItems` runs them under AddressSanitizer and LeakSanitizer (CI's ASan stage
+/// does not select them; the runs so far are in RELIABILITY.md).
 @Suite("Batch items")
 struct BatchItemsTests {
     /// Record `i`: its body and URL (both on the heap) say which it is.
