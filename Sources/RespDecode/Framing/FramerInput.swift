@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The bytes of one input as they are read, owned by whoever reads them (the stream runner, a test) and lent to a
 /// ``RecordFramer`` for each `decode` call — the shape of SwiftNIO's `ByteToMessageDecoder` and its `ByteBuffer`.
@@ -14,20 +15,66 @@ import Glibc
 /// Reading goes straight into the spare capacity (``writeWithUnsafeMutableBytes(minimumWritableBytes:_:)``): no copy
 /// of each chunk read.
 public struct FramerInput {
-    /// The memory; copied before a write when another `FramerInput` shares it.
+    /// The memory; replaced before a write when another `FramerInput` shares it.
     private final class Storage {
         let base: UnsafeMutablePointer<UInt8>
         let capacity: Int
+        /// Where the memory goes when the last input holding it is gone (nil: freed).
+        let recycler: Recycler?
 
-        init(capacity: Int) {
-            self.capacity = capacity
-            base = .allocate(capacity: Swift.max(capacity, 1))
+        init(capacity: Int, recycler: Recycler? = nil) {
+            self.recycler = recycler
+            (base, self.capacity) = recycler?.take(capacity) ?? (.allocate(capacity: Swift.max(capacity, 1)), capacity)
         }
 
-        deinit { base.deallocate() }
+        deinit {
+            if let recycler { recycler.giveBack(base, capacity: capacity) } else { base.deallocate() }
+        }
+    }
+
+    /// Blocks of memory kept for reuse by one input's storage, wherever the last input holding a block lets go of it
+    /// (a worker done with a span ``split(at:)`` off the input, or the input itself): a reader cutting its input into
+    /// spans writes its next bytes into memory it used before, instead of touching fresh pages for every span
+    /// (Runtime/MemberSpans.swift). At most `limit` free blocks are kept; the others are freed.
+    final class Recycler: Sendable {
+        /// The free blocks: addresses (as integers, which may cross threads) and capacities.
+        private let free = Mutex<[(address: UInt, capacity: Int)]>([])
+        let limit: Int
+
+        init(limit: Int) { self.limit = limit }
+
+        deinit {
+            free.withLock { blocks in
+                for block in blocks { UnsafeMutablePointer<UInt8>(bitPattern: block.address)?.deallocate() }
+            }
+        }
+
+        /// A free block of at least `capacity` bytes, or nil (the caller allocates one).
+        fileprivate func take(_ capacity: Int) -> (UnsafeMutablePointer<UInt8>, Int)? {
+            let block: (address: UInt, capacity: Int)? = free.withLock { blocks in
+                blocks.firstIndex { $0.capacity >= capacity }.map { blocks.remove(at: $0) }
+            }
+            guard let block, let base = UnsafeMutablePointer<UInt8>(bitPattern: block.address) else { return nil }
+            return (base, block.capacity)
+        }
+
+        fileprivate func giveBack(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+            let address = UInt(bitPattern: base)
+            let kept = free.withLock { blocks in
+                guard blocks.count < limit else { return false }
+                blocks.append((address, capacity))
+                return true
+            }
+            if !kept { base.deallocate() }
+        }
+
+        /// Free blocks held (for the tests).
+        var freeBlocks: Int { free.withLock { $0.count } }
     }
 
     private var storage: Storage
+    /// Where this input's memory comes from and goes back to (``Recycler``); nil: allocated and freed.
+    private var recycler: Recycler?
     /// The index of the next unread byte.
     public internal(set) var readerIndex = 0 {
         didSet { precondition(readerIndex >= 0 && readerIndex <= writerIndex, "reader index out of range") }
@@ -41,9 +88,15 @@ public struct FramerInput {
     /// held back while a producer is quiet. Set by the owner; false for pipes, sockets and tests unless they say so.
     public var readsWithoutWaiting = false
 
-    /// An empty input whose first byte will be at input offset `offset`.
+    /// An empty input whose first byte will be at input offset `offset`; its memory comes from `recycler` and goes
+    /// back there when given.
     public init(capacity: Int = 0, startingAt offset: Int64 = 0) {
-        storage = Storage(capacity: capacity)
+        self.init(capacity: capacity, startingAt: offset, recycler: nil)
+    }
+
+    init(capacity: Int, startingAt offset: Int64 = 0, recycler: Recycler?) {
+        storage = Storage(capacity: capacity, recycler: recycler)
+        self.recycler = recycler
         baseOffset = offset
     }
 
@@ -70,13 +123,15 @@ public struct FramerInput {
     /// Drops the consumed front when all of it is consumed, or when the consumed part is at least 64 KiB and at least
     /// half of what is held — so each byte is moved O(1) times on average. Indices into the input are invalid after.
     /// - Returns: how many bytes were dropped (0 when the input was left as it was).
+    /// While another input shares the memory (``split(at:)``), nothing is moved here: the next write moves the unread
+    /// bytes to memory of this input's own.
     @discardableResult
     public mutating func compact() -> Int {
         guard readerIndex > 0 else { return 0 }
         if readerIndex == writerIndex {
             writerIndex = 0
         } else if readerIndex >= 64 * 1024 && readerIndex * 2 >= writerIndex {
-            makeUnique()
+            guard isKnownUniquelyReferenced(&storage) else { return 0 }
             memmove(storage.base, storage.base + readerIndex, writerIndex - readerIndex)
             writerIndex -= readerIndex
         } else {
@@ -128,7 +183,7 @@ public struct FramerInput {
         let unread = readableBytes
         let needed = unread + n
         let capacity = unique || needed > storage.capacity ? Swift.max(needed, storage.capacity * 2) : storage.capacity
-        let replacement = Storage(capacity: capacity)
+        let replacement = Storage(capacity: capacity, recycler: recycler)
         replacement.base.update(from: storage.base + readerIndex, count: unread)
         storage = replacement
         baseOffset += Int64(readerIndex)
@@ -136,12 +191,23 @@ public struct FramerInput {
         readerIndex = 0
     }
 
-    private mutating func makeUnique() {
-        guard !isKnownUniquelyReferenced(&storage) else { return }
-        let replacement = Storage(capacity: storage.capacity)
-        replacement.base.update(from: storage.base, count: writerIndex)
-        storage = replacement
+    // MARK: - Splitting (a compressed input cut into spans)
+
+    /// Takes the unread bytes up to `end` as an input of their own, without copying them: the two share the memory,
+    /// and this input's reader index moves to `end`. Neither writes into the other's bytes: this input's next write
+    /// moves its unread bytes to other memory first (from its ``Recycler``, when it has one).
+    mutating func split(at end: Int) -> FramerInput {
+        precondition(end >= readerIndex && end <= writerIndex, "index out of range")
+        var front = self
+        front.writerIndex = end
+        front.recycler = nil
+        front.readsWithoutWaiting = false
+        readerIndex = end
+        return front
     }
+
+    /// Takes this input's memory from `recycler` from now on (see ``Recycler``).
+    mutating func recycle(with recycler: Recycler) { self.recycler = recycler }
 
     // MARK: - Reading (framers, within one call)
 

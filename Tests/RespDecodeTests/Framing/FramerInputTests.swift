@@ -51,6 +51,55 @@ struct FramerInputTests {
         #expect(a.bytes(in: 0..<1) == Array("g".utf8) && a.readerOffset == 6)
     }
 
+    /// A span split off an input shares its memory: the input's later reads and compaction leave the span's bytes as
+    /// they were, and only the bytes after the span move.
+    @Test func splitSharesTheBytesAndLaterWritesLeaveThemAlone() {
+        var input = FramerInput(capacity: 256 * 1024, startingAt: 1000)
+        input.write((0..<(200 * 1024)).map { UInt8(truncatingIfNeeded: $0) })
+        input.moveReaderIndex(forwardBy: 10)
+        let base = input.withUnsafeBufferPointer { $0.baseAddress }
+        let span = input.split(at: 150 * 1024)
+        #expect(span.readerIndex == 10 && span.writerIndex == 150 * 1024 && span.readerOffset == 1010)
+        #expect(span.withUnsafeBufferPointer { $0.baseAddress } == base, "no copy")
+        #expect(input.readerIndex == 150 * 1024 && input.readableBytes == 50 * 1024)
+        #expect(input.compact() == 0, "nothing moves within memory a span still holds")
+        input.write([UInt8](repeating: 0xAB, count: 100 * 1024))
+        #expect(input.withUnsafeBufferPointer { $0.baseAddress } != base, "the input went on in memory of its own")
+        #expect(input.readerIndex == 0 && input.readerOffset == 1000 + 150 * 1024 && input.readableBytes == 150 * 1024)
+        #expect(input[0] == UInt8(truncatingIfNeeded: 150 * 1024) && input[50 * 1024] == 0xAB)
+        #expect(span.bytes(in: 10..<14) == [10, 11, 12, 13])
+        #expect(span[150 * 1024 - 1] == UInt8(truncatingIfNeeded: 150 * 1024 - 1))
+    }
+
+    /// The memory of spans that are gone comes back to the input that was cut: its next reads go there, not into
+    /// fresh pages; the recycler keeps no more free blocks than its limit.
+    @Test func recycledBlocksAreReusedAndBounded() {
+        let recycler = FramerInput.Recycler(limit: 2)
+        var input = FramerInput(capacity: 4096, recycler: recycler)
+        input.write([UInt8](repeating: 1, count: 4096))
+        var span: FramerInput? = input.split(at: 4096)
+        let first = span?.withUnsafeBufferPointer { $0.baseAddress }
+        input.write([2]) // into a new block: the span holds the first
+        #expect(recycler.freeBlocks == 0)
+        span = nil
+        #expect(recycler.freeBlocks == 1, "the span's block came back")
+        span = input.split(at: input.writerIndex)
+        input.write([3])
+        #expect(input.withUnsafeBufferPointer { $0.baseAddress } == first, "the next block is the one given back")
+        #expect(recycler.freeBlocks == 0 && span?.bytes(in: 0..<1) == [2])
+
+        // Three spans' blocks given back at once: two are kept, the third freed.
+        var spans: [FramerInput] = []
+        for _ in 0..<3 {
+            input.write([UInt8](repeating: 4, count: 4000))
+            spans.append(input.split(at: input.writerIndex))
+        }
+        span = nil
+        spans = []
+        #expect(recycler.freeBlocks == 2)
+        #expect(spans.isEmpty && span == nil)
+    }
+
     /// A framer consumes from the input it is lent and keeps none of it: whatever it has not consumed stays there.
     @Test func framersConsumeOnlyWhatTheyFrame() {
         var framer = HTTPStreamFramer()
