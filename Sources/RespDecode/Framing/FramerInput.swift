@@ -16,7 +16,7 @@ import Synchronization
 /// of each chunk read.
 public struct FramerInput {
     /// The memory; replaced before a write when another `FramerInput` shares it.
-    private final class Storage {
+    private final class Storage: ByteLender, @unchecked Sendable {
         let base: UnsafeMutablePointer<UInt8>
         let capacity: Int
         /// Where the memory goes when the last input holding it is gone (nil: freed).
@@ -30,6 +30,8 @@ public struct FramerInput {
         deinit {
             if let recycler { recycler.giveBack(base, capacity: capacity) } else { base.deallocate() }
         }
+
+        var baseAddress: UnsafeMutablePointer<UInt8> { base }
     }
 
     /// Blocks of memory kept for reuse by one input's storage, wherever the last input holding a block lets go of it
@@ -204,6 +206,13 @@ public struct FramerInput {
         front.readsWithoutWaiting = false
         readerIndex = end
         return front
+    }
+
+    /// The bytes in `range` as a body that borrows them (no copy): it keeps this input's memory alive, and this input
+    /// writes no more into that memory (its next write moves its unread bytes to other memory first).
+    func lend(_ range: Range<Int>) -> Body {
+        precondition(range.lowerBound >= 0 && range.upperBound <= writerIndex, "range out of bounds")
+        return Body(lentBy: storage, start: range.lowerBound, count: range.count)
     }
 
     /// Takes this input's memory from `recycler` from now on (see ``Recycler``).

@@ -32,7 +32,7 @@ public struct RecordLineWriter: LineWriter {
             if let trailers = record.trailers { line.fieldPairs("trailers", trailers) }
             if record.contentDecoded { line.bool("contentDecoded", true) }
             if !record.warnings.isEmpty { line.stringArray("warnings", record.warnings) }
-            line.base64("bodyBase64", record.body)
+            record.body.withUnsafeBufferPointer { line.base64("bodyBase64", $0) }
             outcome.ok = true
             outcome.bodyBytes = record.body.count
             outcome.decodedBytes = record.body.count

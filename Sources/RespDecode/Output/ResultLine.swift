@@ -206,6 +206,10 @@ public struct ResultLine {
 
     /// `,"name":"…"`: `bytes` in base64.
     func base64(_ name: StaticString, _ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { base64(name, $0) }
+    }
+
+    func base64(_ name: StaticString, _ bytes: UnsafeBufferPointer<UInt8>) {
         key(name)
         out.append(UInt8(ascii: "\""))
         out.appendBase64(bytes)

@@ -14,8 +14,9 @@ public struct ResponseRecord: Sendable {
     public var status: Int
     /// Header fields in the order received.
     public var headers: HeaderFields
-    /// The body after transfer-decoding (de-chunked), before content-decoding.
-    public var body: [UInt8]
+    /// The body after transfer-decoding (de-chunked), before content-decoding: its own bytes, or bytes lent by the
+    /// buffer the input was read into.
+    public var body: Body
     /// Trailer fields of a chunked body, if any.
     public var trailers: HeaderFields?
     /// Request URL, when the input gives it.
@@ -56,7 +57,7 @@ public struct ResponseRecord: Sendable {
         self.length = length
         self.status = status
         self.headers = headers
-        self.body = body
+        self.body = Body(body)
         self.trailers = trailers
         self.url = url
         self.method = method
@@ -270,11 +271,27 @@ public enum FramedItem: Sendable {
         }
     }
 
-    /// Bytes the item holds (its body, or the failure's excerpt): what the runtime's in-flight budget counts.
+    /// Bytes of the item's body (or of the failure's excerpt): what makes a batch full.
     var heldBytes: Int {
         switch self {
         case .record(let record): record.body.count + (record.warc?.pendingDigest?.chunkFraming?.bytes.count ?? 0)
         case .failure(let failure): failure.excerpt.count
+        }
+    }
+
+    /// Bytes the item holds, items being counted in input order: a body lent by the input's buffer counts the
+    /// buffer's whole block (which it keeps alive) when it is another block than the one the item before held
+    /// (`lastBlock`), and nothing more while it is the same.
+    func heldBytes(lastBlock: inout ObjectIdentifier?) -> Int {
+        switch self {
+        case .record(let record):
+            let digest = record.warc?.pendingDigest?.chunkFraming?.bytes.count ?? 0
+            guard let block = record.body.lenderIdentity else { return record.body.count + digest }
+            guard block != lastBlock else { return digest }
+            lastBlock = block
+            return record.body.lenderCapacity + digest
+        case .failure(let failure):
+            return failure.excerpt.count
         }
     }
 }

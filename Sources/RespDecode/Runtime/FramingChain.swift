@@ -178,10 +178,11 @@ final class FramingChain: @unchecked Sendable {
     private func frame() -> FramedPiece {
         var piece = FramedPiece()
         var held = 0
+        var lastBlock: ObjectIdentifier?
         var read = 0
         while held < Self.pieceHeldBytes {
             if let item = ended ? framer.decodeLast(buffer: &buffer, seenEOF: true) : framer.decode(buffer: &buffer) {
-                held += item.heldBytes
+                held += item.heldBytes(lastBlock: &lastBlock)
                 piece.items.append(item)
                 continue
             }

@@ -80,6 +80,7 @@ final class MemberSpan: @unchecked Sendable {
             limits: configuration.limits, types: configuration.warcTypes, verifyDigests: configuration.verifyDigests)
         var input = self.input
         var held = 0
+        var lastBlock: ObjectIdentifier?
         var exhausted = false
         while held < MemberSpans.heldBytes {
             guard
@@ -89,7 +90,7 @@ final class MemberSpan: @unchecked Sendable {
                 exhausted = true
                 break
             }
-            held += item.heldBytes
+            held += item.heldBytes(lastBlock: &lastBlock)
             items.append(item)
         }
         monitor.withLock {

@@ -7,8 +7,12 @@ import Glibc
 /// `done` and the hand-overs are guarded by the stream's monitor.
 final class Batch: @unchecked Sendable {
     var items: BatchItems
-    /// Bytes of the items' bodies (what the in-flight budget counts).
+    /// Bytes of the items' bodies: what makes the batch full.
     var bytes = 0
+    /// Memory the items hold: what the in-flight budget counts. As `bytes`, but a lent body counts the block it keeps
+    /// alive, once (``FramedItem/heldBytes(lastBlock:)``).
+    var held = 0
+    private var lastBlock: ObjectIdentifier?
     let output = OutputBuffer(capacity: 64 * 1024)
     /// The batch's CDXJ index lines (`--index-file`).
     let indexOutput = OutputBuffer(capacity: 4 * 1024)
@@ -31,6 +35,7 @@ final class Batch: @unchecked Sendable {
         }
         let source = ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input)
         bytes += item.heldBytes
+        held += item.heldBytes(lastBlock: &lastBlock)
         // Moved in, not copied: a copy retains every string and array of the record once more.
         items.append(item, source)
         return items.count >= JobPool.batchRecords || bytes >= JobPool.batchBytes
@@ -40,6 +45,8 @@ final class Batch: @unchecked Sendable {
         writer = nil
         items.removeAll()
         bytes = 0
+        held = 0
+        lastBlock = nil
         output.removeAll(shrinkingTo: 1 << 20)
         indexOutput.removeAll(shrinkingTo: 1 << 20)
         tally = Tally()
@@ -195,7 +202,7 @@ final class OrderedOutput: @unchecked Sendable {
             statistics.add(batch.tally)
             let completion: (@Sendable (Tally) -> Void)? = monitor.withLock {
                 _ = inFlight.removeFirst()
-                inFlightBytes -= batch.bytes
+                inFlightBytes -= batch.held
                 batch.reset()
                 if spare.count < pool.window { spare.append(batch) }
                 delivering = false
@@ -228,7 +235,7 @@ final class OrderedOutput: @unchecked Sendable {
                 monitor.wait()
             }
             inFlight.append(batch)
-            inFlightBytes += batch.bytes
+            inFlightBytes += batch.held
             batchCapacity = max(batchCapacity, batch.items.count)
         }
         pool.submit(batch, from: self)
@@ -275,7 +282,7 @@ final class OrderedOutput: @unchecked Sendable {
             statistics.add(batch.tally)
             monitor.withLock {
                 _ = inFlight.removeFirst()
-                inFlightBytes -= batch.bytes
+                inFlightBytes -= batch.held
                 if let result, failure == nil { failure = result }
                 batch.reset()
                 if spare.count < pool.window { spare.append(batch) }

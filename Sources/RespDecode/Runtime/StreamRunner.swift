@@ -236,8 +236,11 @@ public final class StreamRunner {
         var chained = false
         defer { if input.isFile && !chained { close(fd) } }
 
-        // The input's bytes, read straight into (no copy per chunk) and lent to the framer.
-        var buffer = FramerInput(capacity: readSize)
+        // The input's bytes, read straight into (no copy per chunk) and lent to the framer. Bodies may borrow its
+        // memory (`FramerInput.lend`): the blocks they held come back for later reads, as many as the in-flight
+        // budget can hold.
+        var buffer = FramerInput(
+            capacity: readSize, recycler: FramerInput.Recycler(limit: pool.window + pool.budgetBytes / readSize))
         // (Also what decides below whether the input may be framed on a worker: one fstat per input.)
         buffer.readsWithoutWaiting = isRegularFile(fd)
         // Detection wants the first bytes; a pipe may deliver them a few at a time. An idle pipe gets decided on

@@ -100,6 +100,33 @@ struct FramerInputTests {
         #expect(spans.isEmpty && span == nil)
     }
 
+    /// A Content-Length body that is in the input whole is lent by it, not copied: the body keeps the bytes as they
+    /// were however the input reads on; a body that arrives in pieces is copied together.
+    @Test func wholeBodiesAreLentAndKeepTheirBytes() {
+        var framer = HTTPStreamFramer()
+        var input = FramerInput(capacity: 64)
+        input.write(
+            Array(
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nwor".utf8)
+        )
+        guard case .record(let first) = framer.decode(buffer: &input) else {
+            Issue.record("no first record")
+            return
+        }
+        #expect(first.body.isLent && first.body == Array("hello".utf8))
+        #expect(framer.decode(buffer: &input) == nil, "the second body is not whole yet")
+        // Reading on moves the unread bytes elsewhere and overwrites nothing the first body holds.
+        input.write([UInt8](repeating: UInt8(ascii: "!"), count: 200))
+        input.write(Array("ld".utf8))
+        guard case .record(let second) = framer.decode(buffer: &input) else {
+            Issue.record("no second record")
+            return
+        }
+        #expect(!second.body.isLent && second.body == Array("wor!!!".utf8))
+        #expect(first.body == Array("hello".utf8) && first.body.count == 5 && first.body[4] == UInt8(ascii: "o"))
+        #expect(Array(first.body.prefix(2)) == Array("he".utf8) && first.body.bytes == Array("hello".utf8))
+    }
+
     /// A framer consumes from the input it is lent and keeps none of it: whatever it has not consumed stays there.
     @Test func framersConsumeOnlyWhatTheyFrame() {
         var framer = HTTPStreamFramer()

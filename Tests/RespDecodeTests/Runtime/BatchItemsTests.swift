@@ -46,6 +46,29 @@ struct BatchItemsTests {
         }
     }
 
+    /// A batch is full by its bodies' bytes; the in-flight budget counts what it holds: a lent body's whole block, once
+    /// for the records in a row that it lends to.
+    @Test func lentBodiesCountTheirBlockOnceInTheBudget() {
+        var input = FramerInput(capacity: 4096)
+        input.write([UInt8](repeating: 7, count: 3000))
+        var other = FramerInput(capacity: 8192)
+        other.write([UInt8](repeating: 8, count: 100))
+        let bodies = [input.lend(0..<100), input.lend(100..<300), other.lend(0..<50), input.lend(300..<310)]
+        let batch = Batch(capacity: 4)
+        var revisits: RevisitDigests?
+        for (i, body) in bodies.enumerated() {
+            var record = ResponseRecord(offset: Int64(i), status: 200)
+            record.body = body
+            _ = batch.add(.record(record), seq: i, input: nil, revisits: &revisits)
+        }
+        _ = batch.add(
+            .record(ResponseRecord(offset: 4, status: 200, body: [1, 2, 3])), seq: 4, input: nil, revisits: &revisits)
+        #expect(batch.bytes == 100 + 200 + 50 + 10 + 3)
+        #expect(batch.held == 4096 + 8192 + 4096 + 3, "a block again after another counts again")
+        batch.reset()
+        #expect(batch.bytes == 0 && batch.held == 0)
+    }
+
     @Test func recordsStillHeldAreFreedByRemoveAllAndWhenTheItemsGo() {
         var items = BatchItems(capacity: 4)
         for i in 0..<100 { items.append(record(i), source(i)) }

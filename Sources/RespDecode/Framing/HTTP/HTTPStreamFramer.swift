@@ -50,6 +50,9 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
     private var interimStatuses: [Int] = []
     private var record: ResponseRecord?
     private var body: [UInt8] = []
+    /// A Content-Length body that was in the input whole when its head was read: lent, not copied
+    /// (``FramerInput/lend(_:)``).
+    private var lentBody: Body?
     private var bodyOverLimit = false
     // A body over maxBodyBytes is only counted as it passes, and its first bytes kept for sniffing
     // (docs/reliability.md#limits): its size as framed (de-chunked), its first bytes, and where it began.
@@ -238,6 +241,7 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
         }
         record = ResponseRecord(offset: messageStart, status: head.status, headers: head.fields, warnings: warnings)
         body = []
+        lentBody = nil
         bodyOverLimit = false
         bodyCount = 0
         sniffPrefix = []
@@ -298,9 +302,6 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
                 state = .discard(remaining: length)
                 return true
             }
-            // The length is known and within the limit: one allocation instead of doubling (and page faults), but
-            // not more up front than a default body limit, whatever the configured one.
-            body.reserveCapacity(min(length, 64 << 20))
             state = .fixedBody(remaining: length)
             return true
         }
@@ -341,6 +342,16 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
         guard available > 0 else {
             return waitOrTruncate("input ended \(remaining) bytes before the end of the Content-Length body")
         }
+        if body.isEmpty && available >= remaining {
+            // The whole body is in the input: lent from it, not copied.
+            lentBody = input.lend(position..<position + remaining)
+            consume(remaining)
+            state = .fixedBody(remaining: 0)
+            return true
+        }
+        // The length is known and within the limit: one allocation instead of doubling (and page faults), but not
+        // more up front than a default body limit, whatever the configured one.
+        if body.isEmpty { body.reserveCapacity(min(remaining, 64 << 20)) }
         let n = min(available, remaining)
         input.copyBytes(in: position..<position + n, to: &body)
         consume(n)
@@ -500,8 +511,9 @@ public struct HTTPStreamFramer: RecordFramer, LentInputFramer {
             body = []
             return
         }
-        record.body = body
+        record.body = lentBody ?? Body(body)
         body = []
+        lentBody = nil
         outbox.append(.record(record))
     }
 

@@ -218,7 +218,7 @@ struct HARFramerTests {
             content: #"{"size":2,"mimeType":"text/plain","text":"hi","encoding":"utf-8"}"#)
         let items = records(frame(HARText.document([wrapped, unicode, encodingCase, unknownEncoding])))
         #expect(
-            items.map(\.body) == [
+            items.map(\.body.bytes) == [
                 [0, 1, 2, 0xFD, 0xFE, 0xFF], Array("hé 😀\n".utf8), Array("hi".utf8), Array("hi".utf8),
             ])
         #expect(items.map(\.warnings.count) == [0, 0, 0, 1])

@@ -59,7 +59,7 @@ struct NDJSONFramerTests {
         ].joined(separator: "\n")
         let items = records(frame(text))
         #expect(
-            items.map(\.body) == [
+            items.map(\.body.bytes) == [
                 Array("hé\n\"x\"".utf8), [0, 1, 2, 0xFD, 0xFE, 0xFF], Array("hello".utf8), Array("hi".utf8), [],
                 [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0],
             ])
