@@ -37,13 +37,18 @@ public struct FramerInput {
     /// Blocks of memory kept for reuse by one input's storage, wherever the last input holding a block lets go of it
     /// (a worker done with a span ``split(at:)`` off the input, or the input itself): a reader cutting its input into
     /// spans writes its next bytes into memory it used before, instead of touching fresh pages for every span
-    /// (Runtime/MemberSpans.swift). At most `limit` free blocks are kept; the others are freed.
+    /// (Runtime/MemberSpans.swift). At most `limit` free blocks are kept, none over `maxBlockBytes` (a block grown
+    /// for one large record is not kept for the rest of the input); the others are freed.
     final class Recycler: Sendable {
         /// The free blocks: addresses (as integers, which may cross threads) and capacities.
         private let free = Mutex<[(address: UInt, capacity: Int)]>([])
         let limit: Int
+        let maxBlockBytes: Int
 
-        init(limit: Int) { self.limit = limit }
+        init(limit: Int, maxBlockBytes: Int = 4 << 20) {
+            self.limit = limit
+            self.maxBlockBytes = maxBlockBytes
+        }
 
         deinit {
             free.withLock { blocks in
@@ -54,7 +59,12 @@ public struct FramerInput {
         /// A free block of at least `capacity` bytes, or nil (the caller allocates one).
         fileprivate func take(_ capacity: Int) -> (UnsafeMutablePointer<UInt8>, Int)? {
             let block: (address: UInt, capacity: Int)? = free.withLock { blocks in
-                blocks.firstIndex { $0.capacity >= capacity }.map { blocks.remove(at: $0) }
+                // The smallest that fits.
+                var best: Int?
+                for (index, block) in blocks.enumerated() where block.capacity >= capacity {
+                    if best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
+                }
+                return best.map { blocks.remove(at: $0) }
             }
             guard let block, let base = UnsafeMutablePointer<UInt8>(bitPattern: block.address) else { return nil }
             return (base, block.capacity)
@@ -63,7 +73,7 @@ public struct FramerInput {
         fileprivate func giveBack(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
             let address = UInt(bitPattern: base)
             let kept = free.withLock { blocks in
-                guard blocks.count < limit else { return false }
+                guard blocks.count < limit && capacity <= maxBlockBytes else { return false }
                 blocks.append((address, capacity))
                 return true
             }
@@ -75,6 +85,8 @@ public struct FramerInput {
     }
 
     private var storage: Storage
+    /// The capacity the input was made with.
+    private var baseCapacity: Int
     /// Where this input's memory comes from and goes back to (``Recycler``); nil: allocated and freed.
     private var recycler: Recycler?
     /// The index of the next unread byte.
@@ -98,6 +110,7 @@ public struct FramerInput {
 
     init(capacity: Int, startingAt offset: Int64 = 0, recycler: Recycler?) {
         storage = Storage(capacity: capacity, recycler: recycler)
+        baseCapacity = capacity
         self.recycler = recycler
         baseOffset = offset
     }
@@ -184,7 +197,9 @@ public struct FramerInput {
         if unique && storage.capacity - writerIndex >= n { return }
         let unread = readableBytes
         let needed = unread + n
-        let capacity = unique || needed > storage.capacity ? Swift.max(needed, storage.capacity * 2) : storage.capacity
+        // Memory another input shares (a span, a lent body) is left to it: the unread bytes move to a block of the
+        // input's first size again (or what they need), not of what a large record once grew it to.
+        let capacity = unique ? Swift.max(needed, storage.capacity * 2) : Swift.max(needed, baseCapacity)
         let replacement = Storage(capacity: capacity, recycler: recycler)
         replacement.base.update(from: storage.base + readerIndex, count: unread)
         storage = replacement
@@ -215,8 +230,12 @@ public struct FramerInput {
         return Body(lentBy: storage, start: range.lowerBound, count: range.count)
     }
 
-    /// Takes this input's memory from `recycler` from now on (see ``Recycler``).
-    mutating func recycle(with recycler: Recycler) { self.recycler = recycler }
+    /// Takes this input's memory from `recycler` from now on (see ``Recycler``), in blocks of `blockCapacity` bytes
+    /// (or what the unread bytes need) when memory another input shares is left to it.
+    mutating func recycle(with recycler: Recycler, blockCapacity: Int? = nil) {
+        self.recycler = recycler
+        if let blockCapacity { baseCapacity = blockCapacity }
+    }
 
     // MARK: - Reading (framers, within one call)
 

@@ -87,3 +87,9 @@ extension Optional where Wrapped == Body {
     /// Whether there is a body and it holds `rhs` (for comparing a record's body, when there is one, with bytes).
     public static func == (lhs: Body?, rhs: [UInt8]) -> Bool { lhs.map { $0 == rhs } ?? false }
 }
+
+extension Body: CustomStringConvertible, CustomDebugStringConvertible {
+    /// As the bytes' array prints, lent or not.
+    public var description: String { bytes.description }
+    public var debugDescription: String { bytes.debugDescription }
+}

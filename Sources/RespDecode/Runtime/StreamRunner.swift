@@ -437,7 +437,9 @@ public final class StreamRunner {
         let configuration = configuration
         let assembler = SpanAssembler(configuration: configuration, streamOffset: buffer.readerOffset)
         // Spans share the buffer's memory (`MemberSpans.cut`); the blocks they held come back for the next reads.
-        buffer.recycle(with: FramerInput.Recycler(limit: MemberSpans.inFlight(jobs: pool.jobs) + 2))
+        buffer.recycle(
+            with: FramerInput.Recycler(limit: MemberSpans.inFlight(jobs: pool.jobs) + 2),
+            blockCapacity: MemberSpans.target + 2 * readSize)
         var ended = ended
         var seenEOF = ended
         while true {

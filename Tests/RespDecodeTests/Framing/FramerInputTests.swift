@@ -98,6 +98,17 @@ struct FramerInputTests {
         spans = []
         #expect(recycler.freeBlocks == 2)
         #expect(spans.isEmpty && span == nil)
+
+        // A block grown past the largest kept is freed, not kept.
+        let small = FramerInput.Recycler(limit: 2, maxBlockBytes: 8192)
+        var grown = FramerInput(capacity: 4096, recycler: small)
+        grown.write([UInt8](repeating: 5, count: 20000))
+        grown.moveReaderIndex(forwardBy: 20000)
+        span = grown.split(at: 20000)
+        grown.write([6])
+        span = nil
+        #expect(small.freeBlocks == 0, "the 20,000-byte block went")
+        #expect(span == nil)
     }
 
     /// A Content-Length body that is in the input whole is lent by it, not copied: the body keeps the bytes as they

@@ -205,8 +205,8 @@ enum ARCBlock {
                 return .failure(problem)
             case .success(let parsed):
                 record = ResponseRecord(
-                    offset: offset, status: parsed.status, headers: parsed.headers, body: parsed.body,
-                    trailers: parsed.trailers, url: url)
+                    offset: offset, status: parsed.status, headers: parsed.headers, trailers: parsed.trailers, url: url)
+                record.body = parsed.body
                 warnings += parsed.warnings
                 arc.httpBlock = true
                 // A CDXJ index's digest is over the payload as stored (docs/output.md#cdxj-index).

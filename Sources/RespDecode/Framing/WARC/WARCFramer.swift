@@ -567,10 +567,17 @@ public struct WARCFramer: RecordFramer {
             if header.type == nil {
                 built = .failure(WARCBlock.Problem(.malformedRecord, "the WARC header has no WARC-Type"))
             } else {
+                // Plain input: the body is lent by the caller's buffer, not copied. (Not the inflated stream's
+                // buffer: a member's body would hold a block of its own, and the in-flight budget count it whole:
+                // measured slower on bench/crawl, 1.66x the wall time.)
+                let lender = mode == .plain ? input : nil
                 built = input.withUnsafeBufferPointer { all in
                     WARCBlock.response(
                         header: header, block: UnsafeBufferPointer(rebasing: all[blockStart..<blockEnd]),
-                        offset: record.offset, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests)
+                        offset: record.offset, warnings: record.warnings, limits: limits, verifyDigests: verifyDigests,
+                        lend: lender.map { lender in
+                            { lender.lend(blockStart + $0.lowerBound..<blockStart + $0.upperBound) }
+                        })
                 }
             }
             switch built {

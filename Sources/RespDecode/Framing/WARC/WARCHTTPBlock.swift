@@ -132,10 +132,12 @@ enum WARCBlock {
         }
     }
 
-    /// The response a selected record gives. `warnings` come first from the caller.
+    /// The response a selected record gives. `warnings` come first from the caller; `lend`, when given, gives the
+    /// bytes of `block` in a range as a body that borrows them (``FramerInput/lend(_:)``), for a body that is stored
+    /// bytes of the block as they are: it is not copied then.
     static func response(
         header: WARCHeader, block: UnsafeBufferPointer<UInt8>, offset: Int64, warnings initial: [String],
-        limits: Limits, verifyDigests: Bool
+        limits: Limits, verifyDigests: Bool, lend: ((Range<Int>) -> Body)? = nil
     ) -> Result<ResponseRecord, Problem> {
         var warnings = initial + header.warnings
         let url = header.targetURI(warnings: &warnings)
@@ -157,13 +159,15 @@ enum WARCBlock {
         switch blockKind {
         case .httpResponse:
             let writerTruncated = header.fields.last("WARC-Truncated") != nil
-            switch httpResponse(block, limits: limits, isRevisit: isRevisit, writerTruncated: writerTruncated) {
+            switch httpResponse(
+                block, limits: limits, isRevisit: isRevisit, writerTruncated: writerTruncated, lend: lend)
+            {
             case .failure(let problem):
                 return .failure(problem)
             case .success(let parsed):
                 record = ResponseRecord(
-                    offset: offset, status: parsed.status, headers: parsed.headers, body: parsed.body,
-                    trailers: parsed.trailers, url: url)
+                    offset: offset, status: parsed.status, headers: parsed.headers, trailers: parsed.trailers, url: url)
+                record.body = parsed.body
                 warnings += parsed.warnings
                 payloadStart = parsed.bodyStart
                 chunkData = parsed.chunkData
@@ -183,7 +187,8 @@ enum WARCBlock {
             }
             var fields = HeaderFields()
             if let contentType { fields.append(name: "Content-Type", value: contentType) }
-            record = ResponseRecord(offset: offset, status: 200, headers: fields, body: Array(block), url: url)
+            record = ResponseRecord(offset: offset, status: 200, headers: fields, url: url)
+            record.body = lend?(0..<block.count) ?? Body(Array(block))
             if blockKind == .httpRequest, let headEnd = endOfFieldSection(block, from: 0, to: block.count) {
                 payloadStart = headEnd
             }
@@ -254,7 +259,7 @@ enum WARCBlock {
     struct HTTPResponse {
         var status: Int
         var headers: HeaderFields
-        var body: [UInt8]
+        var body: Body
         var trailers: HeaderFields?
         var warnings: [String]
         /// Where the body starts in the block (after the last head).
@@ -266,7 +271,8 @@ enum WARCBlock {
 
     /// Parses a block that holds an HTTP/1.x response.
     static func httpResponse(
-        _ block: UnsafeBufferPointer<UInt8>, limits: Limits, isRevisit: Bool, writerTruncated: Bool
+        _ block: UnsafeBufferPointer<UInt8>, limits: Limits, isRevisit: Bool, writerTruncated: Bool,
+        lend: ((Range<Int>) -> Body)? = nil
     ) -> Result<HTTPResponse, Problem> {
         var start = 0
         var interim: [Int] = []
@@ -300,7 +306,7 @@ enum WARCBlock {
                 "interim response \(interim.map(String.init).joined(separator: ", ")) folded into this record")
         }
         let rest = UnsafeBufferPointer(rebasing: block[start...])
-        var body: [UInt8]
+        var body: Body
         var trailers: HeaderFields?
         var chunkData: [Range<Int>]?
         let codings = head.fields.listElements("Transfer-Encoding")
@@ -316,13 +322,13 @@ enum WARCBlock {
             var ranges: [Range<Int>] = []
             switch dechunk(rest, dataRanges: &ranges) {
             case .notChunked:
-                body = Array(rest)
+                body = Body(Array(rest))
                 if !rest.isEmpty {
                     warnings.append(
                         "Transfer-Encoding: chunked, but the body is not chunked (stored de-chunked): taken as is")
                 }
             case .complete(let data, let fields, let notes):
-                body = data
+                body = Body(data)
                 trailers = fields
                 warnings += notes
                 chunkData = ranges
@@ -332,7 +338,7 @@ enum WARCBlock {
                         Problem(.malformedRecord, "chunked body: \(message)", status: head.status, headers: head.fields)
                     )
                 }
-                body = data
+                body = Body(data)
                 chunkData = ranges
                 warnings.append(
                     "chunked body cut short (\(message)); the record is WARC-Truncated: kept the \(data.count) bytes de-chunked"
@@ -342,17 +348,18 @@ enum WARCBlock {
             if !codings.isEmpty {
                 warnings.append("transfer coding '\(codings.joined(separator: ", "))' is not undone")
             }
-            body = Array(rest)
+            // Over the limit, the body is not kept (the failure below): nothing is copied or lent.
+            body = rest.count > limits.maxBodyBytes ? Body() : lend?(start..<block.count) ?? Body(Array(rest))
             let lengths = head.fields.listElements("Content-Length")
             if !isRevisit, !lengths.isEmpty, head.status != 204, head.status != 304,
-                let declared = HTTPStreamFramer.contentLength(lengths), declared != body.count
+                let declared = HTTPStreamFramer.contentLength(lengths), declared != rest.count
             {
                 warnings.append(
-                    "HTTP Content-Length \(declared) differs from the \(body.count) body bytes in the record (the WARC Content-Length decides)"
+                    "HTTP Content-Length \(declared) differs from the \(rest.count) body bytes in the record (the WARC Content-Length decides)"
                 )
             }
         }
-        guard body.count <= limits.maxBodyBytes else {
+        guard chunked ? body.count <= limits.maxBodyBytes : rest.count <= limits.maxBodyBytes else {
             return .failure(
                 Problem(
                     .limitExceeded, "body longer than \(limits.maxBodyBytes) bytes (maxBodyBytes)", status: head.status,

@@ -225,6 +225,31 @@ struct WARCFramerTests {
         #expect(record.warnings.isEmpty)
     }
 
+    /// Plain input lends a response's and a resource's stored body (no copy), which keeps its bytes while the input
+    /// reads on; a de-chunked body and anything inflated from gzip are bodies of their own.
+    @Test func plainInputLendsStoredBodies() throws {
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let file =
+            WARCFixtures.response(WARCFixtures.json) + WARCFixtures.record("resource", block: "plain bytes")
+            + WARCFixtures.response(chunked, id: "<urn:uuid:2>")
+        var framer = WARCFramer()
+        var input = FramerInput(capacity: 64)
+        input.write(file)
+        var items: [FramedItem] = []
+        while let item = framer.decodeLast(buffer: &input, seenEOF: true) { items.append(item) }
+        input.write([UInt8](repeating: 0, count: 4096)) // the input reads on, into memory of its own
+        let records = items.compactMap(\.record)
+        #expect(records.map(\.body.isLent) == [true, true, false])
+        #expect(
+            records.map(\.body.bytes) == [
+                Array("{\"foo\":\"bar\"}".utf8), Array("plain bytes".utf8), Array("abc".utf8),
+            ])
+
+        let gzipped = warcItems(WARCFixtures.gzipMember(WARCFixtures.response(WARCFixtures.json)))
+        let inflated = try #require(gzipped.first?.record)
+        #expect(!inflated.body.isLent && inflated.body == Array("{\"foo\":\"bar\"}".utf8))
+    }
+
     @Test(arguments: [
         "application/http; msgtype=response", "application/http;msgtype=response",
         "Application/HTTP; MsgType=\"response\"",
