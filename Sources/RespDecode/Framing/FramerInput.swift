@@ -102,12 +102,12 @@ public struct FramerInput {
     /// held back while a producer is quiet. Set by the owner; false for pipes, sockets and tests unless they say so.
     public var readsWithoutWaiting = false
 
-    /// An empty input whose first byte will be at input offset `offset`; its memory comes from `recycler` and goes
-    /// back there when given.
+    /// An empty input whose first byte will be at input offset `offset`.
     public init(capacity: Int = 0, startingAt offset: Int64 = 0) {
         self.init(capacity: capacity, startingAt: offset, recycler: nil)
     }
 
+    /// An empty input whose memory comes from `recycler` (when given) and goes back there.
     init(capacity: Int, startingAt offset: Int64 = 0, recycler: Recycler?) {
         storage = Storage(capacity: capacity, recycler: recycler)
         baseCapacity = capacity
@@ -137,9 +137,9 @@ public struct FramerInput {
 
     /// Drops the consumed front when all of it is consumed, or when the consumed part is at least 64 KiB and at least
     /// half of what is held — so each byte is moved O(1) times on average. Indices into the input are invalid after.
+    /// While another input or a body shares the memory (``split(at:)``, ``lend(_:)``), nothing is moved here: the
+    /// next write moves the unread bytes to memory of this input's own.
     /// - Returns: how many bytes were dropped (0 when the input was left as it was).
-    /// While another input shares the memory (``split(at:)``), nothing is moved here: the next write moves the unread
-    /// bytes to memory of this input's own.
     @discardableResult
     public mutating func compact() -> Int {
         guard readerIndex > 0 else { return 0 }

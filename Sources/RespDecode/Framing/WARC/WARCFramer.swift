@@ -567,9 +567,9 @@ public struct WARCFramer: RecordFramer {
             if header.type == nil {
                 built = .failure(WARCBlock.Problem(.malformedRecord, "the WARC header has no WARC-Type"))
             } else {
-                // Plain input: the body is lent by the caller's buffer, not copied. (Not the inflated stream's
-                // buffer: a member's body would hold a block of its own, and the in-flight budget count it whole:
-                // measured slower on bench/crawl, 1.66x the wall time.)
+                // Plain input: the body is lent by the caller's buffer, not copied. (Not by the inflated stream's
+                // buffer: each member's body would hold a block of its own, counted whole by the in-flight budget;
+                // bench/crawl's peers' job took 1.66x the wall time.)
                 let lender = mode == .plain ? input : nil
                 built = input.withUnsafeBufferPointer { all in
                     WARCBlock.response(
