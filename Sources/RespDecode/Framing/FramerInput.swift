@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// The bytes of one input as they are read, owned by whoever reads them (the stream runner, a test) and lent to a
 /// ``RecordFramer`` for each `decode` call — the shape of SwiftNIO's `ByteToMessageDecoder` and its `ByteBuffer`.
@@ -39,9 +38,11 @@ public struct FramerInput {
     /// spans writes its next bytes into memory it used before, instead of touching fresh pages for every span
     /// (Runtime/MemberSpans.swift). At most `limit` free blocks are kept, none over `maxBlockBytes` (a block grown
     /// for one large record is not kept for the rest of the input); the others are freed.
-    final class Recycler: Sendable {
-        /// The free blocks: addresses (as integers, which may cross threads) and capacities.
-        private let free = Mutex<[(address: UInt, capacity: Int)]>([])
+    final class Recycler: @unchecked Sendable {
+        /// The free blocks, guarded by `monitor` (a pthread mutex, which ThreadSanitizer sees; RELIABILITY.md on
+        /// `Mutex`): a block's last holder may let go of it on any thread.
+        private var free: [(base: UnsafeMutablePointer<UInt8>, capacity: Int)] = []
+        private let monitor = Monitor()
         let limit: Int
         let maxBlockBytes: Int
 
@@ -51,37 +52,32 @@ public struct FramerInput {
         }
 
         deinit {
-            free.withLock { blocks in
-                for block in blocks { UnsafeMutablePointer<UInt8>(bitPattern: block.address)?.deallocate() }
-            }
+            for block in free { block.base.deallocate() }
         }
 
         /// A free block of at least `capacity` bytes, or nil (the caller allocates one).
         fileprivate func take(_ capacity: Int) -> (UnsafeMutablePointer<UInt8>, Int)? {
-            let block: (address: UInt, capacity: Int)? = free.withLock { blocks in
+            monitor.withLock {
                 // The smallest that fits.
                 var best: Int?
-                for (index, block) in blocks.enumerated() where block.capacity >= capacity {
-                    if best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
+                for (index, block) in free.enumerated() where block.capacity >= capacity {
+                    if best.map({ block.capacity < free[$0].capacity }) ?? true { best = index }
                 }
-                return best.map { blocks.remove(at: $0) }
+                return best.map { free.remove(at: $0) }
             }
-            guard let block, let base = UnsafeMutablePointer<UInt8>(bitPattern: block.address) else { return nil }
-            return (base, block.capacity)
         }
 
         fileprivate func giveBack(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
-            let address = UInt(bitPattern: base)
-            let kept = free.withLock { blocks in
-                guard blocks.count < limit && capacity <= maxBlockBytes else { return false }
-                blocks.append((address, capacity))
+            let kept = monitor.withLock {
+                guard free.count < limit && capacity <= maxBlockBytes else { return false }
+                free.append((base, capacity))
                 return true
             }
             if !kept { base.deallocate() }
         }
 
         /// Free blocks held (for the tests).
-        var freeBlocks: Int { free.withLock { $0.count } }
+        var freeBlocks: Int { monitor.withLock { free.count } }
     }
 
     private var storage: Storage
