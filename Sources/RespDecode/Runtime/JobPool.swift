@@ -4,7 +4,7 @@ import Glibc
 /// The decoding workers (`--jobs`): threads that take batches from any stream, first come first served, and write
 /// their lines. Shared by every stream of a run and every connection of `serve`.
 public final class JobPool: @unchecked Sendable {
-    /// How many batches a stream may have in flight, and how many body bytes: enough to keep every worker busy
+    /// How many batches a stream may have in flight, and how many bytes they hold: enough to keep every worker busy
     /// while the reader frames ahead and the writer writes behind, and no more (docs/reliability.md#limits: memory
     /// bounded by the limits
     /// and the jobs).
@@ -69,7 +69,7 @@ public final class JobPool: @unchecked Sendable {
     /// How much lower the workers' priority is than the reader's (nice steps).
     static let workerNice: Int32 = 3
 
-    /// Body bytes in flight per job before a reader waits.
+    /// Bytes held in flight per job before a reader waits: bodies, a lent body's block whole (`Batch.held`).
     static let budgetBytesPerJob = 2 << 20
     /// A batch is handed to the workers when it holds this many records…
     static let batchRecords = 2048
