@@ -39,34 +39,24 @@ public struct FramerInput {
     /// (Runtime/MemberSpans.swift). At most `limit` free blocks are kept, none over `maxBlockBytes` (a block grown
     /// for one large record is not kept for the rest of the input); the others are freed.
     final class Recycler: @unchecked Sendable {
-        /// The free blocks, guarded by `mutex`: a block's last holder may let go of it on any thread. (A pthread
-        /// mutex, which ThreadSanitizer sees, unlike `Synchronization.Mutex` on Linux: RELIABILITY.md.)
+        /// The free blocks, guarded by `lock`: a block's last holder may let go of it on any thread.
         private var free: [(base: UnsafeMutablePointer<UInt8>, capacity: Int)] = []
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private let lock = Lock()
         let limit: Int
         let maxBlockBytes: Int
 
         init(limit: Int, maxBlockBytes: Int = 4 << 20) {
             self.limit = limit
             self.maxBlockBytes = maxBlockBytes
-            pthread_mutex_init(mutex, nil)
         }
 
         deinit {
             for block in free { block.base.deallocate() }
-            pthread_mutex_destroy(mutex)
-            mutex.deallocate()
-        }
-
-        private func withLock<R>(_ body: () -> R) -> R {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return body()
         }
 
         /// A free block of at least `capacity` bytes, or nil (the caller allocates one).
         fileprivate func take(_ capacity: Int) -> (UnsafeMutablePointer<UInt8>, Int)? {
-            withLock {
+            lock.withLock {
                 // The smallest that fits.
                 var best: Int?
                 for (index, block) in free.enumerated() where block.capacity >= capacity {
@@ -77,7 +67,7 @@ public struct FramerInput {
         }
 
         fileprivate func giveBack(_ base: UnsafeMutablePointer<UInt8>, capacity: Int) {
-            let kept = withLock {
+            let kept = lock.withLock {
                 guard free.count < limit && capacity <= maxBlockBytes else { return false }
                 free.append((base, capacity))
                 return true
@@ -86,7 +76,7 @@ public struct FramerInput {
         }
 
         /// Free blocks held (for the tests).
-        var freeBlocks: Int { withLock { free.count } }
+        var freeBlocks: Int { lock.withLock { free.count } }
     }
 
     private var storage: Storage

@@ -112,15 +112,14 @@ public final class URLRegex: @unchecked Sendable {
     public let pattern: String
     /// What is compiled: `^.*(pattern)`.
     private let anchored: String
-    // A plain mutex, not the runtime's Monitor: selection sits below the runtime (LayeringTests).
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Guards `pool` (Records/Lock.swift).
+    private let lock = Lock()
     private var pool: [UnsafeMutablePointer<regex_t>] = []
 
     /// Compiles `pattern`; throws regerror(3)'s message when it is not a valid extended regular expression.
     public init(_ pattern: String) throws(SelectionError) {
         self.pattern = pattern
         anchored = "^.*(" + pattern + ")"
-        pthread_mutex_init(mutex, nil)
         guard !pattern.utf8.contains(0) else { throw SelectionError("--select-url-regex holds a NUL byte") }
         // The expression as written must compile (regerror's message is about it), then its anchored form.
         switch Self.compile(pattern) {
@@ -188,14 +187,6 @@ public final class URLRegex: @unchecked Sendable {
             regfree(regex)
             regex.deallocate()
         }
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
     }
 
     private static func compile(_ pattern: String) -> Result<UnsafeMutablePointer<regex_t>, SelectionError> {
@@ -216,10 +207,10 @@ public final class URLRegex: @unchecked Sendable {
 
     /// Whether the expression matches somewhere in `url`.
     public func matches(_ url: String) -> Bool {
-        let regex: UnsafeMutablePointer<regex_t>? = locked { pool.popLast() }
+        let regex: UnsafeMutablePointer<regex_t>? = lock.withLock { pool.popLast() }
         guard let regex = regex ?? (try? Self.compile(anchored).get()) else { return false }
         let matched = regexec(regex, url, 0, nil, 0) == 0
-        locked { pool.append(regex) }
+        lock.withLock { pool.append(regex) }
         return matched
     }
 }
