@@ -279,19 +279,21 @@ public enum FramedItem: Sendable {
         }
     }
 
-    /// Bytes the item holds, items being counted in input order: a body lent by the input's buffer counts the
-    /// buffer's whole block (which it keeps alive) when it is another block than the one the item before held
-    /// (`lastBlock`), and nothing more while it is the same.
-    func heldBytes(lastBlock: inout ObjectIdentifier?) -> Int {
+    /// The item's weight, items being weighed in input order: `bytes`, as ``heldBytes``, and `held`, the memory the
+    /// item holds. A body lent by the input's buffer holds the buffer's whole block (which it keeps alive) when it is
+    /// another block than the one the item before held (`lastBlock`), and nothing more while it is the same. One pass
+    /// for both: the reader weighs every record it batches.
+    func weigh(lastBlock: inout ObjectIdentifier?) -> (bytes: Int, held: Int) {
         switch self {
         case .record(let record):
             let digest = record.warc?.pendingDigest?.chunkFraming?.bytes.count ?? 0
-            guard let block = record.body.lenderIdentity else { return record.body.count + digest }
-            guard block != lastBlock else { return digest }
+            let bytes = record.body.count + digest
+            guard let block = record.body.lenderIdentity else { return (bytes, bytes) }
+            guard block != lastBlock else { return (bytes, digest) }
             lastBlock = block
-            return record.body.lenderCapacity + digest
+            return (bytes, record.body.lenderCapacity + digest)
         case .failure(let failure):
-            return failure.excerpt.count
+            return (failure.excerpt.count, failure.excerpt.count)
         }
     }
 }

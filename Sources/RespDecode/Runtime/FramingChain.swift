@@ -182,7 +182,7 @@ final class FramingChain: @unchecked Sendable {
         var read = 0
         while held < Self.pieceHeldBytes {
             if let item = ended ? framer.decodeLast(buffer: &buffer, seenEOF: true) : framer.decode(buffer: &buffer) {
-                held += item.heldBytes(lastBlock: &lastBlock)
+                held += item.weigh(lastBlock: &lastBlock).held
                 piece.items.append(item)
                 continue
             }

@@ -90,7 +90,7 @@ final class MemberSpan: @unchecked Sendable {
                 exhausted = true
                 break
             }
-            held += item.heldBytes(lastBlock: &lastBlock)
+            held += item.weigh(lastBlock: &lastBlock).held
             items.append(item)
         }
         monitor.withLock {

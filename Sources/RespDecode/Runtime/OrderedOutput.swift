@@ -10,7 +10,7 @@ final class Batch: @unchecked Sendable {
     /// Bytes of the items' bodies: what makes the batch full.
     var bytes = 0
     /// Memory the items hold: what the in-flight budget counts. As `bytes`, but a lent body counts the block it keeps
-    /// alive, once (``FramedItem/heldBytes(lastBlock:)``).
+    /// alive, once (``FramedItem/weigh(lastBlock:)``).
     var held = 0
     private var lastBlock: ObjectIdentifier?
     let output = OutputBuffer(capacity: 64 * 1024)
@@ -34,8 +34,9 @@ final class Batch: @unchecked Sendable {
             item = .record(record)
         }
         let source = ResultLine.Source(seq: seq, offset: item.offset, length: item.length, input: input)
-        bytes += item.heldBytes
-        held += item.heldBytes(lastBlock: &lastBlock)
+        let weight = item.weigh(lastBlock: &lastBlock)
+        bytes += weight.bytes
+        held += weight.held
         // Moved in, not copied: a copy retains every string and array of the record once more.
         items.append(item, source)
         return items.count >= JobPool.batchRecords || bytes >= JobPool.batchBytes
