@@ -16,8 +16,8 @@ public final class Shutdown: Sendable {
 
     private let signalNumber = Atomic<Int32>(0)
     private let wakePipe: (read: Int32, write: Int32)
-    private let onStatistics = Mutex<(@Sendable () -> Void)?>(nil)
-    private let onRequest = Mutex<[@Sendable (Int32) -> Void]>([])
+    private let onStatistics = Locked<(@Sendable () -> Void)?>(nil)
+    private let onRequest = Locked<[@Sendable (Int32) -> Void]>([])
 
     private init() {
         wakePipe = Descriptors.makePipe() ?? (-1, -1)

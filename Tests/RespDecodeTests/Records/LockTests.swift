@@ -4,8 +4,7 @@ import Testing
 
 @testable import RespDecode
 
-/// `Lock` (Records/Lock.swift), the mutex of the recycler and of `URLRegex`'s pool: it excludes, and a body that
-/// throws leaves it free.
+/// `Lock` and `Locked` (Records/Lock.swift): they exclude, and a body that throws leaves the lock free.
 @Suite("Lock")
 struct LockTests {
     /// Unguarded, these read-modify-writes from many threads at once lose updates; under the lock none is lost.
@@ -34,6 +33,21 @@ struct LockTests {
         DispatchQueue.global().async { _ = lock.withLock { taken.signal() } }
         let result = taken.wait(timeout: DispatchTime.now() + .seconds(10))
         #expect(result == .success)
+    }
+
+    /// `Locked` hands its value to one thread at a time, as `Synchronization.Mutex` does.
+    @Test func lockedValueIsChangedByOneThreadAtATime() {
+        let total = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<20_000 {
+                total.withLock { value in
+                    let read = value
+                    if read % 64 == 0 { sched_yield() }
+                    value = read + 1
+                }
+            }
+        }
+        #expect(total.withLock { $0 } == 160_000)
     }
 
     final class Total: @unchecked Sendable {

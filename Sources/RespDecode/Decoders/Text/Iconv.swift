@@ -2,7 +2,6 @@
 // through iconv itself; single-byte encodings through a 256-entry byte→UTF-8 table that iconv fills once per encoding
 // (``SingleByteTable``). Nothing of iconv's is visible outside this file.
 import Glibc
-import Synchronization
 
 /// A growing output of UTF-8 bytes, handed to the caller's closure as a buffer and freed after it.
 struct UTF8Output: ~Copyable {
@@ -188,7 +187,7 @@ enum Iconv {
 struct SingleByteTable: Sendable {
     let entries: [UInt32]
 
-    private static let cache = Mutex<[WebEncoding: SingleByteTable]>([:])
+    private static let cache = Locked<[WebEncoding: SingleByteTable]>([:])
 
     /// The table of `encoding` (a single-byte encoding).
     static func table(for encoding: WebEncoding) -> SingleByteTable {
