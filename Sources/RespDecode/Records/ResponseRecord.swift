@@ -271,18 +271,18 @@ public enum FramedItem: Sendable {
         }
     }
 
-    /// Bytes of the item's body (or of the failure's excerpt): what makes a batch full.
+    /// Bytes of the item's body (or of the failure's excerpt): what makes a batch full (``weigh(lastBlock:)``'s
+    /// `bytes`).
     var heldBytes: Int {
-        switch self {
-        case .record(let record): record.body.count + (record.warc?.pendingDigest?.chunkFraming?.bytes.count ?? 0)
-        case .failure(let failure): failure.excerpt.count
-        }
+        var noBlock: ObjectIdentifier?
+        return weigh(lastBlock: &noBlock).bytes
     }
 
-    /// The item's weight, items being weighed in input order: `bytes`, as ``heldBytes``, and `held`, the memory the
-    /// item holds. A body lent by the input's buffer holds the buffer's whole block (which it keeps alive) when it is
-    /// another block than the one the item before held (`lastBlock`), and nothing more while it is the same. One pass
-    /// for both: the reader weighs every record it batches.
+    /// The item's weight, items being weighed in input order: `bytes`, of its body (and of a chunked body's framing,
+    /// or of a failure's excerpt), and `held`, the memory the item holds. A body lent by the input's buffer holds the
+    /// buffer's whole block (which it keeps alive) when it is another block than the one the item before held
+    /// (`lastBlock`), and nothing more while it is the same. One pass for both: the reader weighs every record it
+    /// batches.
     func weigh(lastBlock: inout ObjectIdentifier?) -> (bytes: Int, held: Int) {
         switch self {
         case .record(let record):
