@@ -110,12 +110,15 @@ typedef struct {
     uint32_t phys_x, phys_y;
     uint8_t palette_rgba[256 * 4]; /* full decode of a palette image: PLTE with tRNS alpha; absent entries 0,0,0,255;
                                       given to every row callback */
+    int inflated_whole;            /* full decode: the image data was inflated whole by libdeflate (png.c) */
 } respdecode_png_header;
 
 typedef struct {
     uint64_t max_pixels;        /* full decode only: width*height above this is RESPDECODE_IMAGE_LIMIT */
     size_t max_chunk_bytes;     /* png_set_chunk_malloc_max: ancillary chunks (iCCP, …) after decompression */
-    size_t max_allocation;      /* any single allocation libpng asks for */
+    size_t max_allocation;      /* any single allocation libpng asks for, and the most image data inflated whole */
+    int inflate_whole;          /* full decode: inflate a clean file's image data whole with libdeflate (else zlib,
+                                   inside libpng, row by row); the result is the same either way */
 } respdecode_png_limits;
 
 /* Reads a PNG from memory: the chunks up to the image data (`row` NULL), or, with `row`, the whole image decoded to

@@ -15,6 +15,8 @@ enum LibPNG {
         var iccBytes: Int?
         /// pHYs: pixels per unit and whether the unit is the metre.
         var physical: (x: Int, y: Int, perMetre: Bool)?
+        /// With a full decode: the image data was inflated whole by libdeflate, not by zlib inside libpng.
+        var inflatedWhole: Bool
     }
 
     struct Limits {
@@ -22,8 +24,13 @@ enum LibPNG {
         var maxPixels: Int
         /// Largest ancillary chunk after decompression (iCCP, …).
         var maxChunkBytes: Int
-        /// Largest single allocation libpng may make.
+        /// Largest single allocation libpng may make, and the most image data (filtered scanlines) inflated whole.
         var maxAllocation: Int
+        /// With a full decode, inflate a clean file's image data whole with libdeflate, at about three times zlib's
+        /// speed, and give it to libpng in stored blocks (CShims/png.c, `prepare_inflated`). Any file that is not
+        /// clean, or whose data is larger than `maxAllocation`, is inflated by zlib inside libpng, as it always
+        /// was; the result is the same either way (PNGWholeInflateTests). Off only in tests, to compare.
+        var inflatesWhole = true
     }
 
     /// Reads the header, and with `pixels` the whole image as RGBA8 rows into it (then the chunks after the image
@@ -33,7 +40,7 @@ enum LibPNG {
     ) -> Result<Header, ImageShim.Failure> {
         var cLimits = respdecode_png_limits(
             max_pixels: UInt64(max(limits.maxPixels, 0)), max_chunk_bytes: max(limits.maxChunkBytes, 0),
-            max_allocation: max(limits.maxAllocation, 0))
+            max_allocation: max(limits.maxAllocation, 0), inflate_whole: limits.inflatesWhole ? 1 : 0)
         var header = respdecode_png_header()
         if let failure = ImageShim.run(
             library: "libpng", pixels: pixels, warnings: &warnings,
@@ -50,6 +57,7 @@ enum LibPNG {
                 hasTransparency: header.has_trns != 0,
                 iccBytes: header.has_icc != 0 ? Int(header.icc_bytes) : nil,
                 physical: header.has_phys != 0
-                    ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil))
+                    ? (Int(header.phys_x), Int(header.phys_y), header.phys_unit == 1) : nil,
+                inflatedWhole: header.inflated_whole != 0))
     }
 }

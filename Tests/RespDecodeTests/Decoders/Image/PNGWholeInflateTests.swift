@@ -1,0 +1,180 @@
+import Foundation
+import RespDecodeTestSupport
+import Testing
+
+@testable import RespDecode
+
+/// A full PNG decode inflates a clean file's image data whole with libdeflate and gives it to libpng in stored blocks
+/// (CShims/png.c, `prepare_inflated`); any other file goes to zlib inside libpng. Both ways must give the same header,
+/// pixels, warnings and errors: for every PNG of the corpora, and for PngSuite's files damaged where the image data
+/// is.
+@Suite(.enabled(if: Corpora.available, Corpora.skipComment))
+struct PNGWholeInflateTests {
+    struct Outcome: Equatable {
+        var result: String
+        var pixels: PixelSummary?
+        var warnings: [String]
+        /// The image data was inflated whole (only known for a decode that succeeded).
+        var whole: Bool
+    }
+
+    static func decode(_ bytes: [UInt8], whole: Bool, maxAllocation: Int = 32 << 20) -> Outcome {
+        let limits = LibPNG.Limits(
+            maxPixels: 1 << 26, maxChunkBytes: 8 << 20, maxAllocation: maxAllocation, inflatesWhole: whole)
+        let pixels = PixelAccumulator()
+        var warnings: [String] = []
+        let result = bytes.withUnsafeBufferPointer { body in
+            LibPNG.read(body, limits: limits, pixels: pixels, warnings: &warnings)
+        }
+        switch result {
+        case .success(var header):
+            let inflatedWhole = header.inflatedWhole
+            header.inflatedWhole = false
+            return Outcome(result: "\(header)", pixels: pixels.summary(), warnings: warnings, whole: inflatedWhole)
+        case .failure(let failure):
+            return Outcome(result: "\(failure)", pixels: nil, warnings: warnings, whole: false)
+        }
+    }
+
+    /// Decodes `bytes` both ways and records a difference; returns the outcome of the whole-inflate way.
+    @discardableResult
+    static func compare(_ bytes: [UInt8], _ label: String, maxAllocation: Int = 32 << 20) -> Outcome {
+        var zlib = decode(bytes, whole: false, maxAllocation: maxAllocation)
+        #expect(!zlib.whole, "\(label): inflated whole with the option off")
+        let whole = decode(bytes, whole: true, maxAllocation: maxAllocation)
+        zlib.whole = whole.whole
+        #expect(whole == zlib, "\(label)")
+        return whole
+    }
+
+    static func pngs(in folder: String) throws -> [URL] {
+        try Corpora.files(in: folder, suffix: ".png")
+    }
+
+    @Test func everyCorpusPNGGivesTheSameResultBothWays() throws {
+        var files = 0
+        var inflatedWhole = 0
+        for folder in ["png/PngSuite", "png/pillow", "png/image-png-extra"] {
+            for url in try Self.pngs(in: folder) {
+                let outcome = Self.compare(try Corpora.bytes(url), "\(folder)/\(url.lastPathComponent)")
+                files += 1
+                if outcome.whole { inflatedWhole += 1 }
+            }
+        }
+        #expect(files >= 200)
+        // The fast way is the common one, not a path no file takes.
+        #expect(inflatedWhole * 2 > files, "\(inflatedWhole) of \(files) inflated whole")
+    }
+
+    /// Every PngSuite file that is not one of its corrupted `x*` files is clean: each is inflated whole.
+    @Test func pngSuiteGoodFilesAreInflatedWhole() throws {
+        for url in try Self.pngs(in: "png/PngSuite") where !url.lastPathComponent.hasPrefix("x") {
+            let outcome = Self.decode(try Corpora.bytes(url), whole: true)
+            #expect(outcome.whole, "\(url.lastPathComponent): \(outcome.result)")
+        }
+    }
+
+    /// Image data larger than the allocation limit is left to zlib, with the same result.
+    @Test func imageDataOverTheAllocationLimitGoesToZlib() throws {
+        // 400 × 400 RGB: 400 × 1,201 bytes of scanlines.
+        let bytes = try Corpora.bytes("png/image-png-extra/F-exif-chunk-early.png")
+        let under = Self.compare(bytes, "F-exif-chunk-early, limit 480,399", maxAllocation: 480_399)
+        #expect(under.pixels != nil && !under.whole)
+        let at = Self.compare(bytes, "F-exif-chunk-early, limit 480,400", maxAllocation: 480_400)
+        #expect(at.pixels != nil && at.whole)
+    }
+
+    struct Chunk {
+        var type: [UInt8]
+        var data: [UInt8]
+        var crc: UInt32? // nil: computed when written
+    }
+
+    static func chunks(_ bytes: [UInt8]) -> [Chunk] {
+        var out: [Chunk] = []
+        var offset = 8
+        while offset + 12 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard offset + 12 + length <= bytes.count else { break }
+            let crc = bytes[offset + 8 + length..<offset + 12 + length].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            out.append(
+                Chunk(
+                    type: Array(bytes[offset + 4..<offset + 8]), data: Array(bytes[offset + 8..<offset + 8 + length]),
+                    crc: crc))
+            offset += 12 + length
+        }
+        return out
+    }
+
+    static func png(_ chunks: [Chunk]) -> [UInt8] {
+        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        func word(_ value: UInt32) {
+            for shift in [24, 16, 8, 0] { out.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
+        for chunk in chunks {
+            let typeAndData = chunk.type + chunk.data
+            word(UInt32(chunk.data.count))
+            out += typeAndData
+            word(chunk.crc ?? typeAndData.withUnsafeBufferPointer { CRC32.checksum($0) })
+        }
+        return out
+    }
+
+    /// Damage that reaches the image data (CRCs made right again, so that it is not caught before), and damage that
+    /// the CRCs catch: each gives the same result both ways. Some of these files still decode (libpng does not check
+    /// the Adler-32 of the image data; a flipped byte may only change pixels); the rest are errors.
+    @Test func damagedImageDataGivesTheSameResultBothWays() throws {
+        let idat: [UInt8] = Array("IDAT".utf8)
+        var cases = 0
+        var stillDecoded = 0
+        for url in try Self.pngs(in: "png/PngSuite") where !url.lastPathComponent.hasPrefix("x") {
+            let original = Self.chunks(try Corpora.bytes(url))
+            let dataChunks = original.indices.filter { original[$0].type == idat && !original[$0].data.isEmpty }
+            guard let first = dataChunks.first, let last = dataChunks.last else { continue }
+            var variants: [(String, [Chunk])] = []
+            func variant(_ name: String, _ change: (inout [Chunk]) -> Void) {
+                var chunks = original
+                change(&chunks)
+                variants.append((name, chunks))
+            }
+            for (name, index) in [("first", first), ("last", last)] {
+                let count = original[index].data.count
+                for position in Set([min(2, count - 1), count / 2, max(count - 5, 0), count - 1]) {
+                    variant("\(name) IDAT byte \(position) flipped, CRC made right") {
+                        $0[index].data[position] ^= 0x55
+                        $0[index].crc = nil
+                    }
+                }
+                variant("\(name) IDAT byte flipped, CRC left") { $0[index].data[count / 2] ^= 0x01 }
+            }
+            variant("the last IDAT without its last 4 bytes") {
+                $0[last].data.removeLast(min(4, $0[last].data.count))
+                $0[last].crc = nil
+            }
+            variant("3 bytes after the zlib stream") {
+                $0[last].data += [1, 2, 3]
+                $0[last].crc = nil
+            }
+            variant("the image data split into 1-byte IDAT chunks") {
+                let data = dataChunks.flatMap { original[$0].data }
+                let split = data.map { Chunk(type: idat, data: [$0], crc: nil) }
+                $0.replaceSubrange(first...last, with: split)
+            }
+            variant("an empty IDAT chunk between the others") {
+                $0.insert(Chunk(type: idat, data: [], crc: nil), at: last)
+            }
+            variant("an ancillary chunk with a bad CRC before the image data") {
+                $0.insert(Chunk(type: Array("tIME".utf8), data: [7, 234, 12, 7, 20, 0, 0], crc: 0), at: first)
+            }
+            variant("IEND missing") { $0.removeAll { $0.type == Array("IEND".utf8) } }
+            for (name, chunks) in variants {
+                let outcome = Self.compare(Self.png(chunks), "\(url.lastPathComponent): \(name)")
+                cases += 1
+                if outcome.pixels != nil { stillDecoded += 1 }
+            }
+        }
+        #expect(cases >= 1_500)
+        // Both kinds are among them: files that still decode, and files that are errors.
+        #expect(stillDecoded > 100 && stillDecoded < cases - 100, "\(stillDecoded) of \(cases) decoded")
+    }
+}
