@@ -26,17 +26,60 @@ enum BodyTarget {
     }
 }
 
-/// PNG and JPEG: header only, then decoded in full (within a 4-megapixel budget).
+/// PNG and JPEG: header only, then decoded in full (within a 4-megapixel budget). A PNG is decoded in full a second
+/// time with every chunk's CRC made right: most mutations break a CRC, and only a file whose CRCs are all right has
+/// its image data inflated whole and handed to libpng rewritten (CShims/png.c), so this reaches that code with the
+/// mutated data behind the CRCs.
 enum ImageTarget {
     static func run(_ data: UnsafeBufferPointer<UInt8>, mimeType: String, magic: [UInt8]) {
         var body = Array(data)
         if !body.starts(with: magic) { body = magic + body }
-        body.withUnsafeBufferPointer { bytes in
-            for inflate in [false, true] {
-                BodyTarget.run(
-                    bytes, decoder: "image", mimeType: mimeType,
-                    configuration: FuzzLimits.configuration(inflate: inflate))
+        var variants = [body]
+        if mimeType == "image/png", let fixed = PNGChunks.withCRCsMadeRight(body), fixed != body {
+            variants.append(fixed)
+        }
+        for (index, variant) in variants.enumerated() {
+            variant.withUnsafeBufferPointer { bytes in
+                for inflate in index == 0 ? [false, true] : [true] {
+                    BodyTarget.run(
+                        bytes, decoder: "image", mimeType: mimeType,
+                        configuration: FuzzLimits.configuration(inflate: inflate))
+                }
             }
         }
+    }
+}
+
+/// PNG chunks, for the fuzz target: the file with each whole chunk's CRC-32 set to what its type and data give.
+enum PNGChunks {
+    /// nil when there is no whole chunk after the signature.
+    static func withCRCsMadeRight(_ png: [UInt8]) -> [UInt8]? {
+        var out = png
+        var offset = 8
+        var changed = false
+        while offset + 12 <= png.count {
+            let length = png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard length <= png.count - offset - 12 else { break }
+            let crc = crc32(png[offset + 4..<offset + 8 + length])
+            for k in 0..<4 { out[offset + 8 + length + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * k)) }
+            changed = true
+            offset += 12 + length
+        }
+        return changed ? out : nil
+    }
+
+    /// CRC-32 (ISO 3309, as PNG uses it), a byte at a time: fuzz inputs are small.
+    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    private static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
     }
 }
