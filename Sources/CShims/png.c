@@ -192,7 +192,13 @@ static int prepare_inflated(const uint8_t *data, size_t size, size_t max_raw, ui
         raw += rows * (1 + (columns * bits + 7) / 8);
         if (raw > max_raw) return 0;
     }
+    /* zlib decodes with the window the stream's header declares and rejects a distance beyond it; libdeflate always
+       allows 32 KiB. A smaller declared window is taken here only when all the data fits in it (libpng's own
+       encoder declares one for small images), so no distance can reach past it. */
     const uint8_t *compressed = data + idat_start + 8;
+    if (idat_bytes == 0) return 0;
+    unsigned window_bits = (compressed[0] >> 4) + 8;
+    if (window_bits > 15 || (window_bits < 15 && raw > ((uint64_t)1 << window_bits))) return 0;
     uint8_t *joined = NULL;
     if (idat_chunks > 1) {
         joined = malloc(idat_bytes ? idat_bytes : 1);
