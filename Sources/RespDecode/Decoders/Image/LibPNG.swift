@@ -29,7 +29,8 @@ enum LibPNG {
         /// With a full decode, inflate a clean file's image data whole with libdeflate, at about three times zlib's
         /// speed, and give it to libpng in stored blocks (CShims/png.c, `prepare_inflated`). Any file that is not
         /// clean, or whose data is larger than `maxAllocation`, is inflated by zlib inside libpng, as it always
-        /// was; the result is the same either way (PNGWholeInflateTests). Off only in tests, to compare.
+        /// was. The result is the same either way (PNGWholeInflateTests), but for a few degenerate Huffman codes
+        /// that libdeflate accepts and zlib does not (docs/output.md, image). Off only in tests, to compare.
         var inflatesWhole = true
     }
 
