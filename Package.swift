@@ -123,7 +123,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "RespDecode", "RespDecodeTestSupport", "RespDecodeServe",
+                "RespDecode", "RespDecodeTestSupport", "RespDecodeServe", "CDeflate",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,3 +1,4 @@
+internal import CDeflate
 import RespDecode
 
 /// One body decoder: a value it writes is valid JSON; when it throws, the output is as it was.
@@ -68,18 +69,11 @@ enum PNGChunks {
         return changed ? out : nil
     }
 
-    /// CRC-32 (ISO 3309, as PNG uses it), a byte at a time: fuzz inputs are small.
+    /// CRC-32 (ISO 3309, as PNG uses it): libdeflate's, as the library's own `CRC32` uses.
     static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+            return libdeflate_crc32(0, base, buffer.count)
         }
-        return crc ^ 0xFFFF_FFFF
-    }
-
-    private static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
     }
 }
