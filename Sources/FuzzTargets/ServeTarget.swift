@@ -37,6 +37,9 @@ enum ServeTarget {
                 settings: settings, configuration: configuration, logger: logger, statistics: Statistics())
         else { violated("the server did not start on \(path)") }
         FuzzThread.start { server.run() }
+        // The server runs until the process exits, so its socket file would stay in /tmp after every fuzz run and
+        // every test run of the regressions.
+        atexit { unlink(ServeTarget.path) }
         return true
     }()
 
