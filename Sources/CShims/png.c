@@ -123,19 +123,38 @@ static void read_rewritten(png_structp png, png_bytep out, size_t length) {
     }
 }
 
+/* The longest IDAT chunk libpng (1.6.39, Debian 12's) reads without the warning "IDAT: chunk data is too large": the
+   larger of the chunk limit and a bound it derives from IHDR. Per row that bound counts width x channels bytes
+   (twice as many at 16 bits), a filter byte, and 6 more bytes when interlaced; over all rows it adds 6 bytes, and
+   5 for each run of min(row, 32,566) bytes and one more run (zlib's and deflate's framing). Neither is over
+   2^31 - 1. The whole image data is held to it, so no chunk is over it. Longer data (padding, or a stream larger
+   than the scanlines it holds) is left to libpng rather than copied and inflated here. */
+static uint64_t idat_limit(uint32_t width, uint32_t height, int channels, int depth, int interlace,
+                           size_t max_chunk_bytes) {
+    const uint64_t most = 0x7fffffff;
+    uint64_t chunk = max_chunk_bytes > 0 && max_chunk_bytes < most ? max_chunk_bytes : most;
+    uint64_t row = (uint64_t)width * (uint64_t)channels * (depth > 8 ? 2 : 1) + 1 + (interlace ? 6 : 0);
+    uint64_t all = height > 0xffffffffu / row ? most : (uint64_t)height * row;
+    all += 6 + 5 * (all / (row < 32566 ? row : 32566) + 1);
+    if (all > most) all = most;
+    return all > chunk ? all : chunk;
+}
+
 /* zlib inflates IDAT at about a third of libdeflate's speed (111 against 38 ms for bench/small's 60 palette PNGs),
    and inflating was nearly 80 % of the CPU of their full decode (BENCHMARKS.md, 2026-12-07). libpng takes its image data only through zlib, so for a full decode of a clean
    file the image data is inflated here, whole, by libdeflate, and libpng reads it back in stored blocks. Clean
    means: chunks whole and in order from IHDR to IEND, every CRC right (checked here, libdeflate's CRC-32), no
    unknown critical chunk, the IDAT chunks consecutive, a valid IHDR, and a zlib stream that uses all of the image
-   data, checks its Adler-32 and inflates to exactly the scanlines IHDR calls for, at most `max_raw` bytes. Anything
-   else returns 0 and the file goes to libpng as it is, so that every problem is found and worded as before.
-   Returns 1 with `in` filled (the caller frees in->raw). */
+   data, checks its Adler-32 and inflates to exactly the scanlines IHDR calls for, at most `max_raw` bytes, and
+   image data no longer than libpng takes in one IDAT chunk (idat_limit). Anything else returns 0 and the file goes
+   to libpng as it is, so that every problem is found and worded as before. Returns 1 with `in` filled (the caller
+   frees in->raw). */
 static int prepare_inflated(const uint8_t *data, size_t size, size_t max_raw, uint64_t max_pixels,
-                            struct inflated *in) {
+                            size_t max_chunk_bytes, struct inflated *in) {
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (size < 8 || memcmp(data, signature, 8) != 0) return 0;
     size_t offset = 8, idat_start = 0, idat_end = 0, idat_bytes = 0, idat_chunks = 0;
+    const uint8_t *stream = NULL; /* the first byte of image data: the zlib header, in the first IDAT not empty */
     int ended = 0;
     uint32_t width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
@@ -161,6 +180,7 @@ static int prepare_inflated(const uint8_t *data, size_t size, size_t max_raw, ui
         } else if (is_idat) {
             if (ended) return 0;
             if (idat_chunks++ == 0) idat_start = offset;
+            if (stream == NULL && length > 0) stream = type + 4;
             idat_bytes += length;
         } else {
             if (idat_chunks > 0 && !ended) {
@@ -192,13 +212,15 @@ static int prepare_inflated(const uint8_t *data, size_t size, size_t max_raw, ui
         raw += rows * (1 + (columns * bits + 7) / 8);
         if (raw > max_raw) return 0;
     }
+    if (stream == NULL || idat_bytes > idat_limit(width, height, channels, depth, interlace, max_chunk_bytes)) return 0;
+    size_t stream_size = 2 + ((raw + STORED_BLOCK - 1) / STORED_BLOCK) * STORED_HEADER + raw + 4;
+    if (stream_size > 0x7fffffff) return 0;
     /* zlib decodes with the window the stream's header declares and rejects a distance beyond it; libdeflate always
        allows 32 KiB. A smaller declared window is taken here only when all the data fits in it (libpng's own
        encoder declares one for small images), so no distance can reach past it. */
-    const uint8_t *compressed = data + idat_start + 8;
-    if (idat_bytes == 0) return 0;
-    unsigned window_bits = (compressed[0] >> 4) + 8;
+    unsigned window_bits = (stream[0] >> 4) + 8;
     if (window_bits > 15 || (window_bits < 15 && raw > ((uint64_t)1 << window_bits))) return 0;
+    const uint8_t *compressed = stream;
     uint8_t *joined = NULL;
     if (idat_chunks > 1) {
         joined = malloc(idat_bytes ? idat_bytes : 1);
@@ -228,11 +250,7 @@ static int prepare_inflated(const uint8_t *data, size_t size, size_t max_raw, ui
     in->idat_end = idat_end;
     in->raw = out;
     in->raw_size = raw;
-    in->stream_size = 2 + ((raw + STORED_BLOCK - 1) / STORED_BLOCK) * STORED_HEADER + raw + 4;
-    if (in->stream_size > 0x7fffffff) {
-        free(out);
-        return 0;
-    }
+    in->stream_size = stream_size;
     in->adler = (uint32_t)libdeflate_adler32(1, out, raw);
     return 1;
 }
@@ -424,7 +442,8 @@ int respdecode_png_read(const uint8_t *data, size_t size, const respdecode_png_l
                         respdecode_image_outcome *outcome) {
     struct inflated inflated;
     if (row == NULL || !limits->inflate_whole ||
-        !prepare_inflated(data, size, limits->max_allocation, limits->max_pixels, &inflated))
+        !prepare_inflated(data, size, limits->max_allocation, limits->max_pixels, limits->max_chunk_bytes,
+                          &inflated))
         return read_png(data, size, limits, header, row, context, outcome, NULL);
     int status = read_png(data, size, limits, header, row, context, outcome, &inflated);
     header->inflated_whole = 1;

@@ -29,8 +29,9 @@ enum LibPNG {
         /// With a full decode, inflate a clean file's image data whole with libdeflate, at about three times zlib's
         /// speed, and give it to libpng in stored blocks (CShims/png.c, `prepare_inflated`). Any file that is not
         /// clean, or whose data is larger than `maxAllocation`, is inflated by zlib inside libpng, as it always
-        /// was. The result is the same either way (PNGWholeInflateTests), but for a few degenerate Huffman codes
-        /// that libdeflate accepts and zlib does not (docs/output.md, image). Off only in tests, to compare.
+        /// was. The result is the same either way (PNGWholeInflateTests), but for a few block headers that
+        /// libdeflate accepts and zlib does not: more than 286 literal and length codes or 30 distance codes, and
+        /// degenerate Huffman codes (docs/output.md, image). Off only in tests, to compare.
         var inflatesWhole = true
     }
 

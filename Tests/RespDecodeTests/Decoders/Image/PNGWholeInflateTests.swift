@@ -18,9 +18,11 @@ struct PNGWholeInflateTests {
         var whole: Bool
     }
 
-    static func decode(_ bytes: [UInt8], whole: Bool, maxAllocation: Int = 32 << 20) -> Outcome {
+    static func decode(_ bytes: [UInt8], whole: Bool, maxAllocation: Int = 32 << 20, maxChunkBytes: Int = 8 << 20)
+        -> Outcome
+    {
         let limits = LibPNG.Limits(
-            maxPixels: 1 << 26, maxChunkBytes: 8 << 20, maxAllocation: maxAllocation, inflatesWhole: whole)
+            maxPixels: 1 << 26, maxChunkBytes: maxChunkBytes, maxAllocation: maxAllocation, inflatesWhole: whole)
         let pixels = PixelAccumulator()
         var warnings: [String] = []
         let result = bytes.withUnsafeBufferPointer { body in
@@ -38,10 +40,12 @@ struct PNGWholeInflateTests {
 
     /// Decodes `bytes` both ways and records a difference; returns the outcome of the whole-inflate way.
     @discardableResult
-    static func compare(_ bytes: [UInt8], _ label: String, maxAllocation: Int = 32 << 20) -> Outcome {
-        var zlib = decode(bytes, whole: false, maxAllocation: maxAllocation)
+    static func compare(_ bytes: [UInt8], _ label: String, maxAllocation: Int = 32 << 20, maxChunkBytes: Int = 8 << 20)
+        -> Outcome
+    {
+        var zlib = decode(bytes, whole: false, maxAllocation: maxAllocation, maxChunkBytes: maxChunkBytes)
         #expect(!zlib.whole, "\(label): inflated whole with the option off")
-        let whole = decode(bytes, whole: true, maxAllocation: maxAllocation)
+        let whole = decode(bytes, whole: true, maxAllocation: maxAllocation, maxChunkBytes: maxChunkBytes)
         zlib.whole = whole.whole
         #expect(whole == zlib, "\(label)")
         return whole
@@ -169,13 +173,19 @@ struct PNGWholeInflateTests {
             variant("IEND missing") { $0.removeAll { $0.type == Array("IEND".utf8) } }
             // zlib rejects a distance past the window the stream's header declares; libdeflate would not.
             if original[first].data.count >= 2 {
-                variant("the zlib header declaring a 256-byte window") {
+                func smallWindow(_ chunks: inout [Chunk]) {
                     let cmf: UInt8 = 0x08
-                    var flg = $0[first].data[1] & 0xC0
+                    var flg = chunks[first].data[1] & 0xC0
                     flg |= UInt8((31 - (Int(cmf) * 256 + Int(flg)) % 31) % 31)
-                    $0[first].data[0] = cmf
-                    $0[first].data[1] = flg
-                    $0[first].crc = nil
+                    chunks[first].data[0] = cmf
+                    chunks[first].data[1] = flg
+                    chunks[first].crc = nil
+                }
+                variant("the zlib header declaring a 256-byte window") { smallWindow(&$0) }
+                // The header is then in the second IDAT chunk, not the first.
+                variant("an empty IDAT chunk first, the zlib header declaring a 256-byte window") {
+                    smallWindow(&$0)
+                    $0.insert(Chunk(type: idat, data: [], crc: nil), at: first)
                 }
             }
             for (name, chunks) in variants {
@@ -184,8 +194,33 @@ struct PNGWholeInflateTests {
                 if outcome.pixels != nil { stillDecoded += 1 }
             }
         }
-        #expect(cases >= 1_500)
+        #expect(cases >= 1_600)
         // Both kinds are among them: files that still decode, and files that are errors.
         #expect(stillDecoded > 100 && stillDecoded < cases - 100, "\(stillDecoded) of \(cases) decoded")
+    }
+
+    /// libpng warns about an IDAT chunk longer than both the chunk limit and what the image's scanlines need with
+    /// zlib's framing; image data that long is left to libpng, which gives the same pixels with its warning. Here the
+    /// stream is padded with empty stored blocks (5 bytes each, no data) after its zlib header.
+    @Test func paddedImageDataGoesToLibpngWithItsWarning() throws {
+        let idat: [UInt8] = Array("IDAT".utf8)
+        var warned = 0
+        for name in ["basn0g08.png", "basn2c08.png", "basn6a16.png", "basi3p04.png"] {
+            var chunks = Self.chunks(try Corpora.bytes("png/PngSuite/\(name)"))
+            let indices = chunks.indices.filter { chunks[$0].type == idat }
+            let stream = indices.flatMap { chunks[$0].data }
+            let padded =
+                Array(stream[..<2]) + Array(repeating: [0, 0, 0, 0xFF, 0xFF], count: 4_000).joined()
+                + Array(stream[2...])
+            chunks.replaceSubrange(indices.first!...indices.last!, with: [Chunk(type: idat, data: padded, crc: nil)])
+            let bytes = Self.png(chunks)
+            // Under the limit of 8 MB the padded file is clean, and is inflated whole.
+            let clean = Self.compare(bytes, "\(name) padded, chunk limit 8 MB")
+            #expect(clean.whole && clean.pixels != nil && clean.warnings.isEmpty, "\(name): \(clean)")
+            let over = Self.compare(bytes, "\(name) padded, chunk limit 1,000 bytes", maxChunkBytes: 1_000)
+            #expect(!over.whole && over.pixels == clean.pixels, "\(name): \(over)")
+            if over.warnings.contains(where: { $0.contains("chunk data is too large") }) { warned += 1 }
+        }
+        #expect(warned == 4)
     }
 }
