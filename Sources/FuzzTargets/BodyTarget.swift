@@ -30,7 +30,8 @@ enum BodyTarget {
 /// PNG and JPEG: header only, then decoded in full (within a 4-megapixel budget). A PNG is decoded in full a second
 /// time with every chunk's CRC made right: most mutations break a CRC, and only a file whose CRCs are all right has
 /// its image data inflated whole and handed to libpng rewritten (CShims/png.c), so this reaches that code with the
-/// mutated data behind the CRCs.
+/// mutated data behind the CRCs. Each PNG decoded in full is decoded both ways, whole and through zlib, and must
+/// give the same result but for the difference docs/output.md names (``PNGInflateCheck``).
 enum ImageTarget {
     static func run(_ data: UnsafeBufferPointer<UInt8>, mimeType: String, magic: [UInt8]) {
         var body = Array(data)
@@ -45,6 +46,12 @@ enum ImageTarget {
                     BodyTarget.run(
                         bytes, decoder: "image", mimeType: mimeType,
                         configuration: FuzzLimits.configuration(inflate: inflate))
+                }
+                // A full decode gives the same both ways, the image data inflated whole or through zlib.
+                if mimeType == "image/png",
+                    let difference = PNGInflateCheck.difference(bytes, limits: FuzzLimits.configuration().limits)
+                {
+                    violated("png decoded differently: \(difference)")
                 }
             }
         }

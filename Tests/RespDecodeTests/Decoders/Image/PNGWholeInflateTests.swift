@@ -16,6 +16,12 @@ struct PNGWholeInflateTests {
         var warnings: [String]
         /// The image data was inflated whole (only known for a decode that succeeded).
         var whole: Bool
+
+        func with(whole: Bool) -> Outcome {
+            var outcome = self
+            outcome.whole = whole
+            return outcome
+        }
     }
 
     static func decode(_ bytes: [UInt8], whole: Bool, maxAllocation: Int = 32 << 20, maxChunkBytes: Int = 8 << 20)
@@ -189,7 +195,12 @@ struct PNGWholeInflateTests {
                 }
             }
             for (name, chunks) in variants {
-                let outcome = Self.compare(Self.png(chunks), "\(url.lastPathComponent): \(name)")
+                let bytes = Self.png(chunks)
+                let outcome = Self.compare(bytes, "\(url.lastPathComponent): \(name)")
+                // The fuzz target's check finds what this test finds (none of these is the difference it allows).
+                let same = Self.decode(bytes, whole: false).with(whole: outcome.whole) == outcome
+                let checked = bytes.withUnsafeBufferPointer { PNGInflateCheck.difference($0, limits: Limits()) }
+                #expect((checked == nil) == same, "\(url.lastPathComponent): \(name): \(checked ?? "no difference")")
                 cases += 1
                 if outcome.pixels != nil { stillDecoded += 1 }
             }
@@ -222,5 +233,75 @@ struct PNGWholeInflateTests {
             if over.warnings.contains(where: { $0.contains("chunk data is too large") }) { warned += 1 }
         }
         #expect(warned == 4)
+    }
+}
+
+/// ``PNGInflateCheck``, which the png fuzz target runs on every input: it lets through the one difference
+/// docs/output.md names, which this test also shows is real.
+struct PNGInflateCheckTests {
+    /// Deflate's bits, least significant first; a Huffman code is sent from its most significant bit.
+    struct Bits {
+        var bytes: [UInt8] = []
+        var count = 0
+        mutating func put(_ value: Int, _ width: Int) {
+            for i in 0..<width { bit(value >> i & 1) }
+        }
+        mutating func code(_ value: Int, _ width: Int) {
+            for i in (0..<width).reversed() { bit(value >> i & 1) }
+        }
+        mutating func bit(_ b: Int) {
+            if count % 8 == 0 { bytes.append(0) }
+            bytes[bytes.count - 1] |= UInt8(b << (count % 8))
+            count += 1
+        }
+    }
+
+    /// A 1×1 gray PNG in one dynamic block that declares `codes` literal and length codes (deflate allows at most
+    /// 286): the first 512 − `codes` symbols take 8 bits and the rest 9, a complete code; two distance codes of 1
+    /// bit. It holds the filter byte 0 and the pixel 0x80.
+    static func png(declaring codes: Int) -> [UInt8] {
+        let short = 512 - codes
+        var bits = Bits()
+        bits.put(1, 1) // the last block
+        bits.put(2, 2) // dynamic Huffman codes
+        bits.put(codes - 257, 5)
+        bits.put(2 - 1, 5)
+        bits.put(19 - 4, 4)
+        // The code-length code: 8 in 1 bit (0), 1 and 9 in 2 bits (10, 11), in deflate's order of its 19 symbols.
+        let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+        let lengthOf: [Int: Int] = [8: 1, 1: 2, 9: 2]
+        for symbol in order { bits.put(lengthOf[symbol] ?? 0, 3) }
+        let codeOf: [Int: (Int, Int)] = [8: (0, 1), 1: (2, 2), 9: (3, 2)]
+        for length in Array(repeating: 8, count: short) + Array(repeating: 9, count: codes - short) + [1, 1] {
+            bits.code(codeOf[length]!.0, codeOf[length]!.1)
+        }
+        bits.code(0, 8) // literal 0
+        bits.code(0x80, 8) // literal 0x80
+        bits.code(short << 1 + (256 - short), 9) // end of block
+        let adler: [UInt8] = [0x00, 0x82, 0x00, 0x81]
+        let stream: [UInt8] = [0x78, 0x01] + bits.bytes + adler
+        return PNGWholeInflateTests.png([
+            .init(type: Array("IHDR".utf8), data: [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0], crc: nil),
+            .init(type: Array("IDAT".utf8), data: stream, crc: nil),
+            .init(type: Array("IEND".utf8), data: [], crc: nil),
+        ])
+    }
+
+    @Test func aBlockDeclaringTooManyCodesIsTheDifferenceAllowed() throws {
+        let bytes = Self.png(declaring: 288)
+        let whole = PNGWholeInflateTests.decode(bytes, whole: true)
+        #expect(whole.whole && whole.pixels?.meanColor == [128, 128, 128, 255], "\(whole)")
+        let zlib = PNGWholeInflateTests.decode(bytes, whole: false)
+        #expect(zlib.pixels == nil && zlib.result.contains("too many length or distance symbols"), "\(zlib)")
+        #expect(bytes.withUnsafeBufferPointer { PNGInflateCheck.difference($0, limits: Limits()) } == nil)
+    }
+
+    /// The same block declaring the 286 codes deflate allows decodes alike both ways.
+    @Test func theSameBlockWithinDeflatesCodesDecodesAlike() throws {
+        let bytes = Self.png(declaring: 286)
+        let whole = PNGWholeInflateTests.decode(bytes, whole: true)
+        #expect(whole.whole && whole.pixels?.meanColor == [128, 128, 128, 255], "\(whole)")
+        #expect(PNGWholeInflateTests.decode(bytes, whole: false) == whole.with(whole: false))
+        #expect(bytes.withUnsafeBufferPointer { PNGInflateCheck.difference($0, limits: Limits()) } == nil)
     }
 }
