@@ -98,10 +98,9 @@ extension OutputBuffer {
     /// 22's crawl, where the raw decoder writes the HTML pages, it
     /// takes 2.6x less CPU time than the word loop (810 profile samples against 2,100; bench/escape/run times the
     /// whole job). Without AVX2 (or with `vector` false, for the tests), the word loop of
-    /// ``appendEscapedWords(_:validate:)``. Unvalidated, the bytes must be UTF-8 (every caller's are); if they are
-    /// not, the vector path copies the bytes >= 0x80 as they are and still escapes every ASCII byte that needs it,
-    /// where the word loop may copy an ASCII byte after a stray lead byte unescaped, or refuse a truncated last
-    /// sequence.
+    /// ``appendEscapedWords(_:validate:)``. Unvalidated, the bytes should be UTF-8 (every caller's are); if they are
+    /// not, both paths copy the bytes >= 0x80 as they are and still escape every ASCII byte that needs it, so the
+    /// string stays valid JSON.
     func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, validate: Bool, vector: Bool = true) -> Bool {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return true }
         // Worst case every byte becomes `\u00XX`; the vector code may store 32 bytes past what it writes.
@@ -206,8 +205,18 @@ extension OutputBuffer {
                 i += 1
                 continue
             }
-            // Unvalidated, a word may have ended inside a sequence: its continuation bytes are copied one by one.
-            let length = validate ? utf8SequenceLength(bytes, at: i) : c < 0xC0 ? 1 : utf8LeadLength(c)
+            // Unvalidated, a word may have ended inside a sequence: its continuation bytes are copied one by one. A
+            // lead byte takes only the continuation bytes after it, so that bytes that are not UTF-8 after all
+            // (every caller's are) give what the vector path gives: a quote or control byte after a stray lead byte
+            // is escaped, and a sequence cut by the end is copied as it is.
+            var length: Int
+            if validate {
+                length = utf8SequenceLength(bytes, at: i)
+            } else {
+                let most = c < 0xC0 ? 1 : min(utf8LeadLength(c), n - i)
+                length = 1
+                while length < most && bytes[i + length] & 0xC0 == 0x80 { length += 1 }
+            }
             guard length > 0, i + length <= n else {
                 rollback(to: mark)
                 return false

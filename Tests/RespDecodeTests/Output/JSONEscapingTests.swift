@@ -146,6 +146,22 @@ struct JSONEscapingTests {
         return written
     }
 
+    /// Unvalidated bytes that are not UTF-8 after all: a quote or control byte after a stray lead byte is still
+    /// escaped, and a sequence cut by the end is copied as it is (the string stays valid JSON).
+    @Test func unvalidatedBytesThatAreNotUTF8StillEscapeASCII() {
+        let cases: [([UInt8], [UInt8])] = [
+            ([0xCE, 0x22], [0xCE, 0x5C, 0x22]),
+            ([0xCE, 0x0A], [0xCE, 0x5C, 0x6E]),
+            ([0x41, 0xDD, 0x0D], [0x41, 0xDD, 0x5C, 0x72]),
+            ([0x3C, 0xE2, 0x41, 0x01, 0x01, 0xAF], [0x3C, 0xE2, 0x41] + Array(#"\u0001\u0001"#.utf8) + [0xAF]),
+            ([0x41, 0xF0, 0x9F], [0x41, 0xF0, 0x9F]),
+            ([0xFF, 0x5C], [0xFF, 0x5C, 0x5C]),
+        ]
+        for (input, expected) in cases {
+            #expect(Self.escaped(input, alignment: 0, validate: false, vector: false) == expected, "\(input)")
+        }
+    }
+
     /// The reference's content (without quotes).
     static func expectedContent(_ bytes: [UInt8]) -> [UInt8]? {
         Self.reference(bytes).map { Array($0.dropFirst().dropLast()) }
@@ -181,10 +197,13 @@ struct JSONEscapingTests {
                     #expect(vector == expected, "length \(length), alignment \(alignment): \(bytes)")
                     let words = Self.escaped(bytes, alignment: alignment, validate: true, vector: false)
                     #expect(vector == words, "length \(length), alignment \(alignment): \(bytes)")
+                    let unvalidated = Self.escaped(bytes, alignment: alignment, validate: false, vector: true)
                     if expected != nil {
-                        let unvalidated = Self.escaped(bytes, alignment: alignment, validate: false, vector: true)
                         #expect(unvalidated == expected, "unvalidated: \(bytes)")
                     }
+                    // Bytes that are not UTF-8, unvalidated: both paths copy the bytes >= 0x80 and escape the rest.
+                    let unvalidatedWords = Self.escaped(bytes, alignment: alignment, validate: false, vector: false)
+                    #expect(unvalidatedWords == unvalidated, "unvalidated, word loop: \(bytes)")
                     checked += 1
                 }
             }
