@@ -1,3 +1,5 @@
+import Glibc
+
 /// The html decoder (docs/decoding.md#html): a page's title (and its article headline), language, charset, base and canonical URLs, meta tags,
 /// links (WAT-like), headings and visible text (WET-like), from libxml2's HTML parser in SAX mode.
 ///
@@ -26,31 +28,66 @@ public struct HTMLBodyDecoder: BodyDecoder {
         // XHTML is XML: its declaration and UTF-8 by default, not HTML's <meta> prescan (docs/decoding.md#text).
         let kind: TextDecoding.Kind = context.mimeType == "application/xhtml+xml" ? .xml : .html
         try TextDecoding.withUTF8(body, declaredCharset: context.charset, kind: kind, maxBytes: maxPageBytes) {
-            (text, info) throws(RecordError) in
+            (decoded, info) throws(RecordError) in
             warnings += info.warnings
             if let replaced = info.replacementWarning { warnings.append(replaced) }
-            let extractor = HTMLExtractor(
-                wantText: options.htmlText, wantLinks: options.htmlLinks, limits: options.limits, url: url)
-            var cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
-            if info.truncated && cut == nil {
-                cut =
-                    "the page is larger than \(maxPageBytes) bytes as UTF-8 (maxDecodedBodyBytes): the rest was not read"
+            // libxml2 2.9.14 stops reading at a NUL byte, silently: one NUL in an attribute would hide the rest of
+            // the page's text and links. HTML reads a NUL as U+FFFD in names, values, titles and raw text (and drops
+            // one in text between tags); here every NUL becomes U+FFFD, and a warning says how many.
+            let replaced = Self.replacingNUL(decoded, maxBytes: maxPageBytes)
+            if let replaced { warnings.append("\(replaced.count) NUL bytes replaced by U+FFFD") }
+            (replaced?.bytes ?? []).withUnsafeBufferPointer { copy in
+                let text = replaced == nil ? decoded : copy
+                let extractor = HTMLExtractor(
+                    wantText: options.htmlText, wantLinks: options.htmlLinks, limits: options.limits, url: url)
+                var cut = LibXML2HTML.parse(text, into: extractor, maxDepth: options.limits.maxDepth)
+                if info.truncated || replaced?.truncated == true, cut == nil {
+                    cut =
+                        "the page is larger than \(maxPageBytes) bytes as UTF-8 (maxDecodedBodyBytes): the rest was not read"
+                }
+                extractor.finish()
+                if let cut { warnings.append(cut) }
+                var languages: LanguageDetection.Languages?
+                if options.detectLanguage {
+                    // The whole page, as Common Crawl gives it to CLD2: CLD2 skips tags, scripts and styles itself and
+                    // takes `lang` attributes as hints (docs/decoding.md#language).
+                    languages = LanguageDetection.detect(
+                        text, isPlainText: false,
+                        hints: LanguageDetection.Hints(contentLanguage: contentLanguage, url: url))
+                }
+                Self.write(
+                    extractor, info: info, documentCut: cut != nil, languages: languages, options: options, into: output
+                )
             }
-            extractor.finish()
-            if let cut { warnings.append(cut) }
-            var languages: LanguageDetection.Languages?
-            if options.detectLanguage {
-                // The whole page, as Common Crawl gives it to CLD2: CLD2 skips tags, scripts and styles itself and
-                // takes `lang` attributes as hints (docs/decoding.md#language).
-                languages = LanguageDetection.detect(
-                    text, isPlainText: false,
-                    hints: LanguageDetection.Hints(contentLanguage: contentLanguage, url: url))
-            }
-            Self.write(
-                extractor, info: info, documentCut: cut != nil, languages: languages, options: options, into: output)
         }
         context.warnings += warnings
         return true
+    }
+
+    /// `text` (valid UTF-8) with each NUL byte replaced by U+FFFD, and how many were; nil when it has none. The copy
+    /// stops at the last whole character within `maxBytes` (each NUL grows by two bytes; `truncated` then).
+    static func replacingNUL(_ text: UnsafeBufferPointer<UInt8>, maxBytes: Int) -> (
+        bytes: [UInt8], count: Int, truncated: Bool
+    )? {
+        guard let base = text.baseAddress, memchr(base, 0, text.count) != nil else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(text.count + 64, maxBytes))
+        var count = 0
+        for byte in text {
+            if byte & 0xC0 != 0x80 {
+                let length = byte == 0 ? 3 : byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
+                if bytes.count + length > maxBytes { return (bytes, count, true) }
+            }
+            if byte == 0 {
+                bytes.append(0xEF)
+                bytes.append(0xBF)
+                bytes.append(0xBD)
+                count += 1
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return (bytes, count, false)
     }
 
     /// Writes the value: keys in the order of docs/decoding.md#html, each left out when absent or empty.

@@ -374,6 +374,22 @@ struct HTMLDecoderTests {
         #expect(exact["truncated"] == nil)
     }
 
+    /// libxml2 stops reading at a NUL byte without a word: a NUL in an attribute hid every link and word after it.
+    @Test func aNULByteHidesNothing() throws {
+        let page = "<title>T\u{0}t</title><body><a href=\"/a\u{0}b\">one</a> after <a href=/two>two</a></body>"
+        let result = try decodeHTML(page)
+        #expect(result["title"] as? String == "T\u{FFFD}t")
+        #expect(result.links.map { $0["url"] } == ["http://example.com/a%EF%BF%BDb", "http://example.com/two"])
+        #expect(result["text"] as? String == "one after two")
+        #expect(result.warnings.contains("2 NUL bytes replaced by U+FFFD"), "\(result.warnings)")
+        #expect(result["truncated"] == nil)
+        // The copy stays within the page budget, cut at a character boundary.
+        let nuls = "<p>é" + String(repeating: "\u{0}", count: 40) + "</p>"
+        let cut = try decodeHTML(nuls, configure: { $0.limits.maxDecodedBodyBytes = 64 })
+        #expect(cut.truncated == ["document"], "\(cut.value)")
+        #expect(cut.warnings.contains { $0.contains("maxDecodedBodyBytes") }, "\(cut.warnings)")
+    }
+
     @Test func deepNestingStopsTheDocument() throws {
         let page = "<title>T</title>" + String(repeating: "<div>", count: 50) + "deep " + "<a href=/after>x</a>"
         let result = try decodeHTML(page, configure: { $0.limits.maxDepth = 20 })
