@@ -123,7 +123,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "RespDecode", "RespDecodeTestSupport", "RespDecodeServe", "CDeflate",
+                "RespDecode", "RespDecodeTestSupport", "RespDecodeServe",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -223,7 +223,7 @@ static int prepare_inflated(const uint8_t *data, size_t size, size_t max_raw, ui
     const uint8_t *compressed = stream;
     uint8_t *joined = NULL;
     if (idat_chunks > 1) {
-        joined = malloc(idat_bytes ? idat_bytes : 1);
+        joined = malloc(idat_bytes);
         if (joined == NULL) return 0;
         size_t at = 0;
         for (size_t o = idat_start; o < idat_end;) {

@@ -1,4 +1,3 @@
-internal import CDeflate
 import RespDecode
 
 /// One body decoder: a value it writes is valid JSON; when it throws, the output is as it was.
@@ -76,11 +75,8 @@ enum PNGChunks {
         return changed ? out : nil
     }
 
-    /// CRC-32 (ISO 3309, as PNG uses it): libdeflate's, as the library's own `CRC32` uses.
+    /// CRC-32 (ISO 3309, as PNG uses it): the library's own.
     static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
-            return libdeflate_crc32(0, base, buffer.count)
-        }
+        bytes.withUnsafeBufferPointer { CRC32.checksum($0) }
     }
 }

@@ -63,3 +63,13 @@ enum LibPNG {
                 inflatedWhole: header.inflated_whole != 0))
     }
 }
+
+extension LibPNG.Limits {
+    /// The settings of a decode with `options` (the image decoder's, and ``PNGInflateCheck``'s): libpng may make
+    /// allocations up to 32 MiB, or the chunk limit if that is larger.
+    init(_ options: ImageOptions, inflatesWhole: Bool = true) {
+        self.init(
+            maxPixels: options.maxPixels, maxChunkBytes: options.maxChunkBytes,
+            maxAllocation: max(options.maxChunkBytes, 32 << 20), inflatesWhole: inflatesWhole)
+    }
+}

@@ -10,9 +10,7 @@ enum PNGImage {
         _ body: UnsafeBufferPointer<UInt8>, options: ImageOptions, warnings: inout [String]
     ) throws(RecordError) -> ImageInfo {
         let pixels = options.inflate ? PixelAccumulator() : nil
-        let limits = LibPNG.Limits(
-            maxPixels: options.maxPixels, maxChunkBytes: options.maxChunkBytes,
-            maxAllocation: max(options.maxChunkBytes, 32 << 20))
+        let limits = LibPNG.Limits(options)
         let header: LibPNG.Header
         switch LibPNG.read(body, limits: limits, pixels: pixels, warnings: &warnings) {
         case .success(let h): header = h

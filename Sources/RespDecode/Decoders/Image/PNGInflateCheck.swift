@@ -15,10 +15,11 @@ public enum PNGInflateCheck {
     /// - Returns: nil when both give the same header, pixels, warnings and error, or differ only as the docs allow;
     ///   else the two outcomes.
     public static func difference(_ body: UnsafeBufferPointer<UInt8>, limits: Limits) -> String? {
+        var decoderOptions = DecoderOptions()
+        decoderOptions.limits = limits
+        let options = ImageOptions(decoderOptions)
         func decode(whole: Bool) -> (outcome: String, failure: String?, inflatedWhole: Bool) {
-            let settings = LibPNG.Limits(
-                maxPixels: limits.maxImagePixels, maxChunkBytes: limits.maxImageChunkBytes,
-                maxAllocation: max(limits.maxImageChunkBytes, 32 << 20), inflatesWhole: whole)
+            let settings = LibPNG.Limits(options, inflatesWhole: whole)
             let pixels = PixelAccumulator()
             var warnings: [String] = []
             switch LibPNG.read(body, limits: settings, pixels: pixels, warnings: &warnings) {
